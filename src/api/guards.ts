@@ -1,0 +1,65 @@
+/** Input guards shared by the client and the resources' checks. */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === "string" && UUID.test(value);
+}
+
+/** Reverse private endpoint ids are not specified as uuids: any printable id without spaces or slashes. */
+export function isEndpointId(value: unknown): value is string {
+  return typeof value === "string" && /^[A-Za-z0-9._:~-]{1,128}$/.test(value);
+}
+
+/** Throws a clear error unless `value` is a uuid; returns it percent-encoded for a path. */
+export function uuidSegment(name: string, value: unknown): string {
+  if (!isUuid(value)) {
+    throw new TypeError(
+      `${name} must be a uuid (like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b), got ${JSON.stringify(value)}`,
+    );
+  }
+  return encodeURIComponent(value);
+}
+
+export function endpointSegment(name: string, value: unknown): string {
+  if (!isEndpointId(value)) {
+    throw new TypeError(
+      `${name} must be 1 to 128 characters of letters, digits and . _ : ~ -, got ${JSON.stringify(value)}`,
+    );
+  }
+  return encodeURIComponent(value);
+}
+
+/** True for hosts whose traffic never leaves the machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Validates the API base URL; returns it without a trailing slash, or a list of problems.
+ * `http://` is refused unless the host is loopback: credentials never cross a network in clear.
+ */
+export function checkApiUrl(text: string): { url: string } | { problems: string[] } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { problems: [`"${text}" is not an absolute URL (expected e.g. https://api.example.com)`] };
+  }
+  const problems: string[] = [];
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    problems.push(`the scheme must be https (got ${url.protocol.replace(":", "")})`);
+  } else if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
+    problems.push(
+      `http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://${url.host}`,
+    );
+  }
+  if (url.username || url.password)
+    problems.push("the URL must not contain credentials; set the API key instead");
+  if (url.search || url.hash) problems.push("the URL must not have a query or fragment");
+  const path = url.pathname.replace(/\/+$/, "");
+  if (/\/v1$/.test(path)) problems.push("give the base URL without the trailing /v1 (the client adds it)");
+  if (problems.length) return { problems };
+  return { url: `${url.origin}${path}` };
+}

@@ -1,0 +1,11 @@
+export * from "./client";
+export * from "./errors";
+export * from "./config";
+export * from "./guards";
+export * from "./rateBudget";
+export * from "./retry";
+export * from "./schemas";
+export { systemClock, type Clock } from "./clock";
+export { redactSecrets } from "./redact";
+export { closeSharedDispatchers, processRuntime } from "./runtime";
+export { PACKAGE_VERSION, USER_AGENT } from "./version";

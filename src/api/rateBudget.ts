@@ -1,0 +1,103 @@
+import type { Clock } from "./clock";
+
+/** A number of requests per window, e.g. the real service's 10 per 10 s per key. */
+export interface RateLimit {
+  requests: number;
+  windowMs: number;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 10, windowMs: 10_000 };
+
+/** Parses `10/10s`, `5/1m`, `100/500ms`, or `off` (no client-side budget). */
+export function parseRateLimit(text: string): RateLimit | false {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === "off") return false;
+  const match = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|m)$/.exec(trimmed);
+  if (!match) {
+    throw new Error(
+      `"${text}" is not a rate limit: write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"`,
+    );
+  }
+  const requests = Number(match[1]);
+  const amount = match[2] === undefined ? 1 : Number(match[2]);
+  const unitMs = match[3] === "ms" ? 1 : match[3] === "s" ? 1000 : 60_000;
+  const windowMs = amount * unitMs;
+  if (requests < 1 || windowMs <= 0) {
+    throw new Error(`"${text}" is not a rate limit: it needs at least 1 request per a positive duration`);
+  }
+  return { requests, windowMs };
+}
+
+export function formatRateLimit(limit: RateLimit | false): string {
+  return limit === false
+    ? "off"
+    : `${limit.requests}/${limit.windowMs % 1000 === 0 ? `${limit.windowMs / 1000}s` : `${limit.windowMs}ms`}`;
+}
+
+/**
+ * A sliding-window budget: at most `requests` grants in any span of `windowMs` (+ a safety
+ * margin for network jitter), which also satisfies a server counting in fixed windows.
+ * Grants are handed out in arrival order; after a 429 the whole budget pauses until the
+ * server's reset, since every caller shares the same key.
+ */
+export class RateBudget {
+  readonly limit: RateLimit;
+  private readonly clock: Clock;
+  private readonly marginMs: number;
+  /** Grant times, ascending; may lie in the future (reserved by waiters). */
+  private grants: number[] = [];
+  private blockedUntil = 0;
+  /** Totals for diagnostics and the benchmark. */
+  readonly stats = { granted: 0, waited: 0, waitedMs: 0 };
+
+  constructor(limit: RateLimit, clock: Clock, marginMs = 100) {
+    this.limit = limit;
+    this.clock = clock;
+    this.marginMs = marginMs;
+  }
+
+  /** Reserves the next slot and waits for it. Resolves with the time waited, in ms. */
+  async acquire(): Promise<number> {
+    const now = this.clock.now();
+    const at = this.reserve(now);
+    const waitMs = at - now;
+    this.stats.granted++;
+    if (waitMs > 0) {
+      this.stats.waited++;
+      this.stats.waitedMs += waitMs;
+      await this.clock.sleep(waitMs);
+    }
+    return waitMs;
+  }
+
+  /** Pauses every grant until `timeMs` (a 429 told us the window is spent). */
+  blockUntil(timeMs: number): void {
+    this.blockedUntil = Math.max(this.blockedUntil, timeMs);
+  }
+
+  /** The time the next grant would happen, without taking it. */
+  nextGrantAt(now = this.clock.now()): number {
+    this.forget(now);
+    // Never before an earlier reservation: grants go out in arrival order.
+    let at = Math.max(now, this.blockedUntil, this.grants[this.grants.length - 1] ?? 0);
+    const { requests, windowMs } = this.limit;
+    if (this.grants.length >= requests) {
+      at = Math.max(at, this.grants[this.grants.length - requests] + windowMs + this.marginMs);
+    }
+    return at;
+  }
+
+  private reserve(now: number): number {
+    const at = this.nextGrantAt(now);
+    this.grants.push(at);
+    return at;
+  }
+
+  /** Drops grants that no longer count against any future window. */
+  private forget(now: number): void {
+    const horizon = now - this.limit.windowMs - this.marginMs;
+    let drop = 0;
+    while (drop < this.grants.length && this.grants[drop] <= horizon) drop++;
+    if (drop > 0) this.grants = this.grants.slice(drop);
+  }
+}
