@@ -1,0 +1,110 @@
+// The three operations of the API, as functions from a parsed request to an outcome. They know
+// nothing of HTTP, auth or faults: the handler wraps them.
+import type { PathParams } from "./api-routes";
+import { isPlainObject } from "./input-error";
+import type { ServiceStore, StoredService } from "./service-store";
+import type { Command } from "./state-machine";
+import type { ServiceView } from "./types";
+import { isUuid } from "./uuid";
+
+export interface OperationOutcome {
+  status: number;
+  /** The Service of a successful read or state change. */
+  result?: ServiceView;
+  /** The message of an error answer. */
+  error?: string;
+  command?: string;
+  /** True states of the service, when it was found. */
+  stateBefore?: string;
+  stateAfter?: string;
+}
+
+/** The id checks all three operations share: malformed ids, then an unknown service. */
+function findService(
+  store: ServiceStore,
+  params: PathParams,
+): { stored: StoredService } | { outcome: OperationOutcome } {
+  if (!isUuid(params.organizationId)) return { outcome: { status: 400, error: "Invalid organization id" } };
+  if (!isUuid(params.serviceId)) return { outcome: { status: 400, error: "Invalid service id" } };
+  const stored = store.findInOrganization(params.organizationId, params.serviceId);
+  if (stored === undefined) return { outcome: { status: 404, error: "Service not found" } };
+  return { stored };
+}
+
+export function getService(store: ServiceStore, params: PathParams): OperationOutcome {
+  const found = findService(store, params);
+  if ("outcome" in found) return found.outcome;
+  const trueState = store.trueState(found.stored);
+  // GET is the one answer the visibility lag applies to.
+  const result = store.view(found.stored, store.visibleState(found.stored));
+  return { status: 200, result, stateBefore: trueState, stateAfter: trueState };
+}
+
+type ParsedCommand = { command: Command } | { error: string; command?: string };
+
+export function parseCommandBody(body: Buffer): ParsedCommand {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString("utf8"));
+  } catch (error) {
+    const reason = body.length === 0 ? "the body is empty" : (error as Error).message;
+    return { error: `Invalid JSON body: ${reason}` };
+  }
+  if (!isPlainObject(value))
+    return { error: 'Invalid body: expected a JSON object {"command": "start" | "stop"}' };
+  const command = value.command;
+  if (command === undefined) return { error: 'Invalid body: missing "command" (expected "start" or "stop")' };
+  if (command === "start" || command === "stop") return { command };
+  return {
+    error: `Invalid command ${JSON.stringify(command)}: expected "start" or "stop"`,
+    command: typeof command === "string" ? command : undefined,
+  };
+}
+
+export function changeState(
+  store: ServiceStore,
+  params: PathParams,
+  body: Buffer,
+  options: { ignoreCommand: boolean },
+): OperationOutcome {
+  if (!isUuid(params.organizationId)) return { status: 400, error: "Invalid organization id" };
+  if (!isUuid(params.serviceId)) return { status: 400, error: "Invalid service id" };
+  // The request is checked in full (ids, then body) before the service is looked up.
+  const parsed = parseCommandBody(body);
+  if ("error" in parsed) return { status: 400, error: parsed.error, command: parsed.command };
+  const found = findService(store, params);
+  if ("outcome" in found) return { ...found.outcome, command: parsed.command };
+  const { stored } = found;
+  if (options.ignoreCommand) {
+    const state = store.trueState(stored);
+    return {
+      status: 200,
+      result: store.view(stored, state),
+      command: parsed.command,
+      stateBefore: state,
+      stateAfter: state,
+    };
+  }
+  const { decision, stateBefore, stateAfter } = store.applyCommand(stored, parsed.command);
+  const outcome = { command: parsed.command, stateBefore, stateAfter };
+  if (decision.kind === "conflict") return { ...outcome, status: 409, error: decision.message };
+  if (decision.kind === "invalid") return { ...outcome, status: 400, error: decision.message };
+  // The answer shows the command's effect at once (e.g. "stopping"): it is not lagged.
+  return { ...outcome, status: 200, result: store.view(stored, stateAfter) };
+}
+
+export function deleteEndpoint(store: ServiceStore, params: PathParams): OperationOutcome {
+  const found = findService(store, params);
+  if ("outcome" in found) return found.outcome;
+  const state = store.trueState(found.stored);
+  const endpointId = params.endpointId ?? "";
+  if (!found.stored.endpointIds.delete(endpointId)) {
+    return {
+      status: 404,
+      error: "Reverse private endpoint not found",
+      stateBefore: state,
+      stateAfter: state,
+    };
+  }
+  return { status: 200, stateBefore: state, stateAfter: state };
+}

@@ -1,0 +1,181 @@
+// startEmulator: wires the store, rate limit, faults and log to a node:http server, and exposes
+// the same controls programmatically and under /_emulator/.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { handleApiRequest } from "./api-handler";
+import {
+  CONTROL_PREFIX,
+  type ControlTarget,
+  handleControlRequest,
+  type ServiceDescription,
+} from "./control-handler";
+import { parseFault } from "./fault-input";
+import { FaultRegistry } from "./fault-registry";
+import { sendJson } from "./http-io";
+import { EmulatorInputError, IssueList } from "./input-error";
+import { resolveOptions } from "./options";
+import { FixedWindowRateLimiter } from "./rate-limiter";
+import { RequestLog } from "./request-log";
+import {
+  parseSeedService,
+  readMilliseconds,
+  readNonEmptyString,
+  readRateLimit,
+  readScheduledState,
+  readTransitions,
+} from "./seed-input";
+import { ServiceStore, type StoredService } from "./service-store";
+import type {
+  Emulator,
+  EmulatorOptions,
+  Fault,
+  RateLimit,
+  RequestLogEntry,
+  ScheduledState,
+  SeedService,
+  ServiceView,
+  TransitionTimes,
+} from "./types";
+
+/** Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, ephemeral port). */
+export async function startEmulator(options?: EmulatorOptions): Promise<Emulator> {
+  const resolved = resolveOptions(options);
+  let transitions = resolved.transitions;
+  let visibilityLagMs = resolved.visibilityLagMs;
+  const { now } = resolved;
+  const store = new ServiceStore({
+    now,
+    transitions: () => transitions,
+    visibilityLagMs: () => visibilityLagMs,
+  });
+  const rateLimiter = new FixedWindowRateLimiter(resolved.rateLimit, now);
+  const faults = new FaultRegistry(resolved.random);
+  const log = new RequestLog();
+  const closing = new AbortController();
+  for (const seed of resolved.services) store.add(seed);
+
+  const requireService = (serviceId: string): StoredService => {
+    const stored = store.get(serviceId);
+    if (stored === undefined) throw new EmulatorInputError([`service ${serviceId} does not exist`], 404);
+    return stored;
+  };
+  const validated = <T>(read: (issues: IssueList) => T | undefined): T => {
+    const issues = new IssueList();
+    const value = read(issues);
+    issues.throwIfAny();
+    return value as T;
+  };
+
+  const emulator: ControlTarget = {
+    url: "",
+    keyId: resolved.keyId,
+    keySecret: resolved.keySecret,
+    close: async () => {},
+    addService(seed: SeedService): ServiceView {
+      const stored = store.add(parseSeedService(seed));
+      return store.view(stored, store.trueState(stored));
+    },
+    removeService(serviceId: string): void {
+      requireService(serviceId);
+      store.remove(serviceId);
+    },
+    service(serviceId: string): ServiceView | undefined {
+      const stored = store.get(serviceId);
+      return stored === undefined ? undefined : store.view(stored, store.trueState(stored));
+    },
+    setState(serviceId: string, state: string, then?: ScheduledState): void {
+      const stored = requireService(serviceId);
+      validated((issues) => readNonEmptyString(state, "state", issues));
+      const next =
+        then === undefined ? undefined : validated((issues) => readScheduledState(then, "then", issues));
+      store.setState(stored, state, next);
+    },
+    addEndpoint(serviceId: string, endpointId: string): void {
+      const stored = requireService(serviceId);
+      stored.endpointIds.add(validated((issues) => readNonEmptyString(endpointId, "endpointId", issues)));
+    },
+    hasEndpoint(serviceId: string, endpointId: string): boolean {
+      return store.get(serviceId)?.endpointIds.has(endpointId) ?? false;
+    },
+    injectFault(fault: Fault): void {
+      faults.add(parseFault(fault));
+    },
+    clearFaults(): void {
+      faults.clear();
+    },
+    setRateLimit(limit: RateLimit | false): void {
+      rateLimiter.setLimit(validated((issues) => readRateLimit(limit, "rateLimit", issues)));
+    },
+    setVisibilityLag(ms: number): void {
+      visibilityLagMs = validated((issues) => readMilliseconds(ms, "visibilityLagMs", issues));
+    },
+    setTransitions(partial: Partial<TransitionTimes>): void {
+      // Transitions already under way keep the end time they were given.
+      transitions = {
+        ...transitions,
+        ...validated((issues) => readTransitions(partial, "transitions", issues)),
+      };
+    },
+    get requests(): RequestLogEntry[] {
+      return log.snapshot();
+    },
+    clearRequests(): void {
+      log.clear();
+    },
+    describeService(serviceId: string): ServiceDescription | undefined {
+      const stored = store.get(serviceId);
+      if (stored === undefined) return undefined;
+      return {
+        organizationId: stored.organizationId,
+        reversePrivateEndpointIds: [...stored.endpointIds],
+        service: store.view(stored, store.trueState(stored)),
+      };
+    },
+    currentTransitions: () => ({ ...transitions }),
+  };
+
+  const apiContext = { keys: resolved, store, rateLimiter, faults, log, now, closing: closing.signal };
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      // A bug in the emulator should show as a 500 to the client, not as a hung request.
+      if (!res.headersSent) sendJson(res, 500, { status: 500, error: `Emulator error: ${String(error)}` });
+      else res.destroy();
+    });
+  });
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const pathname = new URL(req.url ?? "/", "http://emulator").pathname;
+    if (pathname.startsWith(CONTROL_PREFIX)) return handleControlRequest(emulator, req, res, pathname);
+    return handleApiRequest(apiContext, req, res, pathname);
+  };
+
+  await listen(server, resolved.host, resolved.port);
+  emulator.url = baseUrl(resolved.host, (server.address() as AddressInfo).port);
+  let closed: Promise<void> | undefined;
+  emulator.close = () => (closed ??= closeServer(server, closing));
+  return emulator;
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server, closing: AbortController): Promise<void> {
+  closing.abort();
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    // Idle keep-alive connections would otherwise hold close() open for seconds.
+    server.closeAllConnections();
+  });
+}
+
+/** A URL clients can use: a wildcard listen address is reached through loopback. */
+function baseUrl(host: string, port: number): string {
+  const reachableHost = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${reachableHost.includes(":") ? `[${reachableHost}]` : reachableHost}:${port}`;
+}

@@ -1,0 +1,133 @@
+// Validation of injected faults. A fault that could never fire, or two outcomes that contradict
+// each other (drop and answer a status), is a mistake in the test that sets it: refuse it loudly.
+import { describe, IssueList, isPlainObject } from "./input-error";
+import { readMilliseconds, reportUnknownKeys } from "./seed-input";
+import type { Fault, FaultRoute } from "./types";
+
+const FAULT_KEYS = new Set([
+  "route",
+  "method",
+  "status",
+  "retryAfterSeconds",
+  "headers",
+  "delayMs",
+  "drop",
+  "malformed",
+  "ignoreCommand",
+  "times",
+  "probability",
+]);
+const FAULT_ROUTES: ReadonlySet<string> = new Set<FaultRoute>([
+  "getService",
+  "changeState",
+  "deleteEndpoint",
+  "any",
+]);
+/** The outcomes that decide what the answer is; delayMs and headers combine with any of them. */
+const EXCLUSIVE_OUTCOMES = ["status", "drop", "malformed", "ignoreCommand"] as const;
+
+function readTimes(value: unknown, issues: IssueList): number | undefined {
+  // JSON has no Infinity: the control surface accepts the string "Infinity" for it.
+  if (value === Infinity || value === "Infinity") return Infinity;
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return value;
+  issues.add("fault.times", `must be an integer >= 1 or Infinity, got ${describe(value)}`);
+  return undefined;
+}
+
+function readHeaders(value: unknown, issues: IssueList): Record<string, string> | undefined {
+  if (!isPlainObject(value)) {
+    issues.add("fault.headers", `must be an object of strings, got ${describe(value)}`);
+    return undefined;
+  }
+  for (const [name, headerValue] of Object.entries(value)) {
+    if (typeof headerValue !== "string") {
+      issues.add(`fault.headers.${name}`, `must be a string, got ${describe(headerValue)}`);
+    }
+  }
+  return { ...(value as Record<string, string>) };
+}
+
+function readOneOf<T extends string>(
+  value: unknown,
+  allowed: readonly T[],
+  path: string,
+  issues: IssueList,
+): T | undefined {
+  if (typeof value === "string" && (allowed as readonly string[]).includes(value)) return value as T;
+  issues.add(
+    path,
+    `must be one of ${allowed.map((choice) => `"${choice}"`).join(", ")}, got ${describe(value)}`,
+  );
+  return undefined;
+}
+
+/** Validates a fault; throws EmulatorInputError listing every problem. */
+export function parseFault(value: unknown): Fault {
+  const issues = new IssueList();
+  if (!isPlainObject(value)) {
+    issues.add("fault", `must be an object, got ${describe(value)}`);
+    issues.throwIfAny();
+  }
+  const input = value as Record<string, unknown>;
+  reportUnknownKeys(input, FAULT_KEYS, "fault", issues);
+  const fault: Fault = {};
+  if (input.route !== undefined) {
+    if (typeof input.route === "string" && FAULT_ROUTES.has(input.route))
+      fault.route = input.route as FaultRoute;
+    else
+      issues.add(
+        "fault.route",
+        `must be one of ${[...FAULT_ROUTES].join(", ")}, got ${describe(input.route)}`,
+      );
+  }
+  if (input.method !== undefined) {
+    if (typeof input.method === "string" && input.method.length > 0)
+      fault.method = input.method.toUpperCase();
+    else issues.add("fault.method", `must be an HTTP method, got ${describe(input.method)}`);
+  }
+  if (input.status !== undefined) {
+    const status = input.status;
+    if (typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599)
+      fault.status = status;
+    else issues.add("fault.status", `must be an integer from 400 to 599, got ${describe(status)}`);
+  }
+  if (input.retryAfterSeconds !== undefined) {
+    const seconds = input.retryAfterSeconds;
+    if (typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0)
+      fault.retryAfterSeconds = seconds;
+    else issues.add("fault.retryAfterSeconds", `must be a number >= 0, got ${describe(seconds)}`);
+  }
+  if (input.headers !== undefined) fault.headers = readHeaders(input.headers, issues);
+  if (input.delayMs !== undefined) fault.delayMs = readMilliseconds(input.delayMs, "fault.delayMs", issues);
+  if (input.drop !== undefined) fault.drop = readOneOf(input.drop, ["before", "after"], "fault.drop", issues);
+  if (input.malformed !== undefined) {
+    fault.malformed = readOneOf(input.malformed, ["not-json", "wrong-shape"], "fault.malformed", issues);
+  }
+  if (input.ignoreCommand !== undefined) {
+    if (typeof input.ignoreCommand === "boolean") fault.ignoreCommand = input.ignoreCommand;
+    else issues.add("fault.ignoreCommand", `must be a boolean, got ${describe(input.ignoreCommand)}`);
+  }
+  if (input.times !== undefined) fault.times = readTimes(input.times, issues);
+  if (input.probability !== undefined) {
+    const probability = input.probability;
+    if (typeof probability === "number" && probability >= 0 && probability <= 1)
+      fault.probability = probability;
+    else issues.add("fault.probability", `must be a number from 0 to 1, got ${describe(probability)}`);
+  }
+
+  const outcomes = EXCLUSIVE_OUTCOMES.filter((key) => input[key] !== undefined && input[key] !== false);
+  if (outcomes.length > 1) issues.add("fault", `combines ${outcomes.join(" and ")}; choose one`);
+  if (outcomes.length === 0 && input.delayMs === undefined && input.headers === undefined) {
+    issues.add("fault", "does nothing: set status, delayMs, headers, drop, malformed or ignoreCommand");
+  }
+  if (
+    fault.ignoreCommand &&
+    fault.route !== undefined &&
+    fault.route !== "any" &&
+    fault.route !== "changeState"
+  ) {
+    issues.add("fault.ignoreCommand", `only applies to changeState, not to route "${fault.route}"`);
+  }
+  issues.throwIfAny();
+  return fault;
+}

@@ -1,0 +1,58 @@
+// Injected faults, matched against each API request in the order they were injected.
+import type { ApiRoute, Fault } from "./types";
+
+interface ArmedFault {
+  fault: Fault;
+  remaining: number;
+}
+
+export class FaultRegistry {
+  private armed: ArmedFault[] = [];
+
+  constructor(private readonly random: () => number) {}
+
+  /** The fault must already be validated. */
+  add(fault: Fault): void {
+    this.armed.push({ fault, remaining: fault.times ?? 1 });
+  }
+
+  clear(): void {
+    this.armed = [];
+  }
+
+  /**
+   * The first fault that matches the request and fires (per its probability), consuming one of its
+   * uses; spent faults are forgotten.
+   */
+  take(route: ApiRoute, method: string): Fault | undefined {
+    for (const entry of this.armed) {
+      if (!matches(entry.fault, route, method)) continue;
+      const probability = entry.fault.probability ?? 1;
+      if (probability < 1 && this.random() >= probability) continue;
+      entry.remaining -= 1;
+      if (entry.remaining <= 0) this.armed = this.armed.filter((other) => other !== entry);
+      return entry.fault;
+    }
+    return undefined;
+  }
+}
+
+function matches(fault: Fault, route: ApiRoute, method: string): boolean {
+  if (fault.route !== undefined && fault.route !== "any" && fault.route !== route) return false;
+  if (fault.method !== undefined && fault.method !== method.toUpperCase()) return false;
+  // A lost command only makes sense for a state change, whatever route the fault names.
+  if (fault.ignoreCommand && route !== "changeState") return false;
+  return true;
+}
+
+/** A short description of the fault for the request log. */
+export function describeFault(fault: Fault): string {
+  const parts: string[] = [];
+  if (fault.delayMs !== undefined) parts.push(`delay ${fault.delayMs}ms`);
+  if (fault.status !== undefined) parts.push(`status ${fault.status}`);
+  if (fault.drop !== undefined) parts.push(`drop ${fault.drop}`);
+  if (fault.malformed !== undefined) parts.push(`malformed ${fault.malformed}`);
+  if (fault.ignoreCommand) parts.push("ignoreCommand");
+  if (fault.headers !== undefined) parts.push(`headers ${Object.keys(fault.headers).join(",")}`);
+  return parts.join(", ");
+}

@@ -1,0 +1,18 @@
+// The local emulator of the management API: a real HTTP server for tests, the demo and anyone who
+// wants to try a stack without an account. Node built-ins only; it knows nothing of Pulumi.
+export { startEmulator } from "./emulator";
+export { DEFAULT_TRANSITIONS } from "./defaults";
+export { EmulatorInputError } from "./input-error";
+export type {
+  ApiRoute,
+  Emulator,
+  EmulatorOptions,
+  Fault,
+  FaultRoute,
+  RateLimit,
+  RequestLogEntry,
+  ScheduledState,
+  SeedService,
+  ServiceView,
+  TransitionTimes,
+} from "./types";

@@ -1,0 +1,74 @@
+// startEmulator's options, validated once with every problem listed, then filled with defaults.
+import { DEFAULT_HOST, DEFAULT_TRANSITIONS, generateKeyId, generateKeySecret } from "./defaults";
+import { describe, IssueList, isPlainObject } from "./input-error";
+import { readMilliseconds, readRateLimit, readSeedService, readTransitions } from "./seed-input";
+import type { EmulatorOptions, RateLimit, SeedService, TransitionTimes } from "./types";
+
+export interface ResolvedOptions {
+  host: string;
+  port: number;
+  keyId: string;
+  keySecret: string;
+  transitions: TransitionTimes;
+  visibilityLagMs: number;
+  rateLimit: RateLimit | false;
+  services: SeedService[];
+  now: () => number;
+  random: () => number;
+}
+
+export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  const issues = new IssueList();
+  if (!isPlainObject(options)) issues.add("options", `must be an object, got ${describe(options)}`);
+  const { host, port, keyId, keySecret, now, random } = options;
+  if (host !== undefined && (typeof host !== "string" || host.length === 0)) {
+    issues.add("options.host", `must be a non-empty string, got ${describe(host)}`);
+  }
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    issues.add("options.port", `must be an integer from 0 to 65535, got ${describe(port)}`);
+  }
+  // A colon would split the Basic credentials in the wrong place.
+  if (keyId !== undefined && (typeof keyId !== "string" || keyId.length === 0 || keyId.includes(":"))) {
+    issues.add("options.keyId", `must be a non-empty string without ":", got ${describe(keyId)}`);
+  }
+  if (keySecret !== undefined && (typeof keySecret !== "string" || keySecret.length === 0)) {
+    issues.add("options.keySecret", `must be a non-empty string, got ${describe(keySecret)}`);
+  }
+  if (now !== undefined && typeof now !== "function") issues.add("options.now", "must be a function");
+  if (random !== undefined && typeof random !== "function")
+    issues.add("options.random", "must be a function");
+  const transitions =
+    options.transitions === undefined
+      ? {}
+      : readTransitions(options.transitions, "options.transitions", issues);
+  const visibilityLagMs =
+    options.visibilityLagMs === undefined
+      ? 0
+      : readMilliseconds(options.visibilityLagMs, "options.visibilityLagMs", issues);
+  const rateLimit =
+    options.rateLimit === undefined ? false : readRateLimit(options.rateLimit, "options.rateLimit", issues);
+  const services: SeedService[] = [];
+  if (options.services !== undefined) {
+    if (Array.isArray(options.services)) {
+      options.services.forEach((seed, index) => {
+        const parsed = readSeedService(seed, `options.services[${index}]`, issues);
+        if (parsed !== undefined) services.push(parsed);
+      });
+    } else {
+      issues.add("options.services", `must be an array, got ${describe(options.services)}`);
+    }
+  }
+  issues.throwIfAny();
+  return {
+    host: host ?? DEFAULT_HOST,
+    port: port ?? 0,
+    keyId: keyId ?? generateKeyId(),
+    keySecret: keySecret ?? generateKeySecret(),
+    transitions: { ...DEFAULT_TRANSITIONS, ...transitions },
+    visibilityLagMs: visibilityLagMs ?? 0,
+    rateLimit: rateLimit ?? false,
+    services,
+    now: now ?? Date.now,
+    random: random ?? Math.random,
+  };
+}

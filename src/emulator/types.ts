@@ -1,0 +1,139 @@
+// Public types of the emulator. Other code (tests, the demo, the benchmark) depends on these names.
+
+/** How long each transitional state lasts before the service moves on, in milliseconds. */
+export interface TransitionTimes {
+  starting: number;
+  stopping: number;
+  awaking: number;
+  provisioning: number;
+  terminating: number;
+  softdeleting: number;
+}
+
+export interface RateLimit {
+  /** Requests allowed per key id in one window. */
+  requests: number;
+  /** Length of the fixed window, in milliseconds. */
+  windowMs: number;
+}
+
+export interface EmulatorOptions {
+  /** Interface to listen on; default "127.0.0.1". */
+  host?: string;
+  /** Port; default 0 (an ephemeral port, read it back from `url`). */
+  port?: number;
+  /** Basic auth key id; default a random "emu-key-xxxxxxxx". */
+  keyId?: string;
+  /** Basic auth key secret; default 43 random base64url characters. */
+  keySecret?: string;
+  /** Milliseconds per transitional state; unspecified ones keep their defaults. */
+  transitions?: Partial<TransitionTimes>;
+  /** After a command is applied, GET keeps showing the pre-command state for this long. Default 0. */
+  visibilityLagMs?: number;
+  /** Per key id, fixed window. Default false (no limit). */
+  rateLimit?: RateLimit | false;
+  /** Services present from the start. */
+  services?: SeedService[];
+  /** Clock used by the state machine, the rate limit and the log; default Date.now. */
+  now?: () => number;
+  /** Source of randomness for probabilistic faults, in [0, 1); default Math.random. */
+  random?: () => number;
+}
+
+export interface SeedService {
+  /** Owning organization (uuid). Internal: it is not part of the Service object. */
+  organizationId: string;
+  /** Service id (uuid); generated when absent. */
+  id?: string;
+  name?: string;
+  /** Initial state; default "running". A known transitional state moves on by itself. */
+  state?: string;
+  reversePrivateEndpointIds?: string[];
+  /** Extra or overriding Service fields (e.g. databaseVersion, endpoints, null values). */
+  fields?: Record<string, unknown>;
+}
+
+/** A state the service moves to by itself after `afterMs`. */
+export interface ScheduledState {
+  state: string;
+  afterMs: number;
+}
+
+export type FaultRoute = "getService" | "changeState" | "deleteEndpoint" | "any";
+
+export interface Fault {
+  /** Operation the fault applies to; default "any" (never the control surface). */
+  route?: FaultRoute;
+  /** HTTP method the fault applies to; default any. */
+  method?: string;
+  /** Answer this status with an error envelope; the operation is not applied. */
+  status?: number;
+  /** For status 429: value of Retry-After and X-RateLimit-Reset; default 1. */
+  retryAfterSeconds?: number;
+  /** Extra response headers. */
+  headers?: Record<string, string>;
+  /** Wait this long before handling the request (combines with the other kinds). */
+  delayMs?: number;
+  /** Destroy the socket without answering: "before" = not applied, "after" = applied, answer lost. */
+  drop?: "before" | "after";
+  /** Answer 200 with a body that does not parse ("not-json") or does not fit the schema ("wrong-shape"). */
+  malformed?: "not-json" | "wrong-shape";
+  /** State change only: answer 200 with the current service without applying the command. */
+  ignoreCommand?: boolean;
+  /** How many matching requests the fault applies to; default 1; Infinity allowed. */
+  times?: number;
+  /** Apply to this fraction of matching requests, `times` still being the cap. */
+  probability?: number;
+}
+
+export type ApiRoute = "getService" | "changeState" | "deleteEndpoint" | "unknown";
+
+export interface RequestLogEntry {
+  seq: number;
+  /** Clock time the request arrived, in ms. */
+  at: number;
+  method: string;
+  path: string;
+  route: ApiRoute;
+  organizationId?: string;
+  serviceId?: string;
+  endpointId?: string;
+  command?: string;
+  status: number | "dropped";
+  /** True state of the service before and after the request, when the service was found. */
+  stateBefore?: string;
+  stateAfter?: string;
+  /** Description of the fault applied to this request, if any. */
+  fault?: string;
+  rateLimited?: boolean;
+  authorized: boolean;
+}
+
+/** The Service object as the API returns it. */
+export type ServiceView = Record<string, unknown> & { id: string; state: string; organizationId?: never };
+
+export interface Emulator {
+  /** Base URL, without `/v1`. */
+  url: string;
+  keyId: string;
+  keySecret: string;
+  /** Closes the server and every keep-alive connection. */
+  close(): Promise<void>;
+  addService(seed: SeedService): ServiceView;
+  /** Out-of-band deletion: the API answers 404 from now on. */
+  removeService(serviceId: string): void;
+  /** The true current service (no visibility lag), state resolved at now(). */
+  service(serviceId: string): ServiceView | undefined;
+  /** Out-of-band state change (drift), optionally moving on by itself. */
+  setState(serviceId: string, state: string, then?: ScheduledState): void;
+  addEndpoint(serviceId: string, endpointId: string): void;
+  hasEndpoint(serviceId: string, endpointId: string): boolean;
+  injectFault(fault: Fault): void;
+  clearFaults(): void;
+  setRateLimit(limit: RateLimit | false): void;
+  setVisibilityLag(ms: number): void;
+  setTransitions(transitions: Partial<TransitionTimes>): void;
+  /** API requests only (not the control surface), in arrival order. A snapshot. */
+  readonly requests: RequestLogEntry[];
+  clearRequests(): void;
+}
