@@ -1,0 +1,222 @@
+import type { Clock } from "../../api/clock";
+import type { ApiClient, ServiceCommand } from "../../api/client";
+import { ConflictError } from "../../api/errors";
+import type { Service } from "../../api/schemas";
+import { decide, type DesiredState } from "./stateTable";
+
+/** Waiting and re-sending knobs. Defaults are for the real service; tests scale them down. */
+export interface ConvergeTuning {
+  /** Delay before the first poll, and after each command. */
+  firstPollMs: number;
+  /** Ceiling of the polling interval. */
+  maxPollMs: number;
+  /** Growth factor of the interval between polls. */
+  pollGrowth: number;
+  /** After a command, how long GET may keep showing the old state before the command is re-sent (once). */
+  commandGraceMs: number;
+  /** At most one progress line this often. */
+  progressEveryMs: number;
+  /** Commands sent in one converge at most (someone else flipping the service back ends it). */
+  maxCommands: number;
+}
+
+export const DEFAULT_TUNING: ConvergeTuning = {
+  firstPollMs: 1_000,
+  maxPollMs: 10_000,
+  pollGrowth: 1.6,
+  commandGraceMs: 30_000,
+  progressEveryMs: 30_000,
+  maxCommands: 3,
+};
+
+export interface ProgressLog {
+  info(line: string): void;
+  warn(line: string): void;
+}
+
+export interface ConvergeRequest {
+  organizationId: string;
+  serviceId: string;
+  desired: DesiredState;
+  timeoutMs: number;
+  waitForState: boolean;
+}
+
+export interface ConvergeDeps {
+  client: Pick<ApiClient, "getService" | "changeServiceState">;
+  clock: Clock;
+  random: () => number;
+  log: ProgressLog;
+  tuning: ConvergeTuning;
+}
+
+export interface ConvergeResult {
+  service: Service;
+  /** Commands the server accepted, in order. */
+  commands: ServiceCommand[];
+  /** Requests sent (GETs and PATCHes, retries not counted). */
+  calls: number;
+}
+
+/**
+ * Converging failed. `commandAccepted` tells the provider whether the world was changed (then
+ * the resource must be recorded so the next `pulumi up` carries on).
+ */
+export class ConvergeError extends Error {
+  readonly commandAccepted: boolean;
+  readonly service: Service | undefined;
+  readonly kind: "timeout" | "terminal" | "flapping" | "api";
+  constructor(init: {
+    message: string;
+    kind: ConvergeError["kind"];
+    commandAccepted: boolean;
+    service: Service | undefined;
+    cause?: unknown;
+  }) {
+    super(init.message);
+    // Set explicitly: the closure serializer turns super() into Error.call(this), which sets nothing.
+    this.name = "ConvergeError";
+    this.message = init.message;
+    if (init.cause !== undefined) (this as { cause?: unknown }).cause = init.cause;
+    this.kind = init.kind;
+    this.commandAccepted = init.commandAccepted;
+    this.service = init.service;
+  }
+}
+
+/** `analytics (3f2a1c9e…)`, or the id alone when the name is unknown. */
+export function describeService(service: Service | undefined, serviceId: string): string {
+  const short = `${serviceId.slice(0, 8)}…`;
+  return service?.name ? `service "${service.name}" (${short})` : `service ${short}`;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)}s`;
+}
+
+/**
+ * Brings a service to the desired run state: reads it, sends start/stop only when the state
+ * table says so, never against a transition in progress, and waits (polling with growing,
+ * jittered intervals, bounded by the deadline) until it is there.
+ */
+export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Promise<ConvergeResult> {
+  const { client, clock, log, tuning } = deps;
+  const { organizationId, serviceId, desired } = request;
+  const started = clock.now();
+  const deadline = started + request.timeoutMs;
+  const commands: ServiceCommand[] = [];
+  let calls = 0;
+  let service: Service | undefined;
+  let polls = 0; // polls since the last command, for the interval's growth
+  let lastProgressAt = started;
+  let resent = false;
+  // What the service looked like when the last command was sent, and whether a GET has shown
+  // anything else since (a GET may show the old state for a while after a command).
+  let stateAtCommand: string | undefined;
+  let lastCommandAt = 0;
+  let movedSinceCommand = false;
+
+  const fail = (kind: ConvergeError["kind"], message: string, cause?: unknown): never => {
+    throw new ConvergeError({ kind, message, commandAccepted: commands.length > 0, service, cause });
+  };
+  const call = async <T>(what: () => Promise<T>): Promise<T> => {
+    calls++;
+    try {
+      return await what();
+    } catch (error) {
+      if (error instanceof ConflictError) throw error;
+      return fail("api", (error as Error).message, error);
+    }
+  };
+
+  let observed: Service = (await call(() => client.getService(organizationId, serviceId, { deadline })))
+    .service;
+  for (;;) {
+    service = observed;
+    const state = observed.state ?? "";
+    const now = clock.now();
+    const label = describeService(observed, serviceId);
+    const decision = decide(state, desired);
+
+    if (decision.action === "satisfied") {
+      if (decision.warning) log.warn(`${label}: ${decision.warning}`);
+      if (commands.length) log.info(`${label} is ${state} (${seconds(now - started)})`);
+      return { service: observed, commands, calls };
+    }
+    if (decision.action === "fail") return fail("terminal", `${label}: ${decision.reason}`);
+
+    let command: ServiceCommand | undefined;
+    if (decision.action === "start" || decision.action === "stop") {
+      if (commands.length === 0) command = decision.action;
+      else if (movedSinceCommand) {
+        // It moved after our command and came back: something else is changing it.
+        if (commands.length >= tuning.maxCommands) {
+          return fail(
+            "flapping",
+            `${label} went back to ${state} after ${commands.length} commands; something else is changing ` +
+              `its state. Stopping here so as not to fight it.`,
+          );
+        }
+        command = decision.action;
+      } else if (!resent && now - lastCommandAt >= tuning.commandGraceMs) {
+        // Nothing moved for a whole grace period: the command may have been lost. Once.
+        resent = true;
+        command = decision.action;
+        log.info(
+          `${label} still ${state} ${seconds(now - lastCommandAt)} after ${decision.action}; sending it again`,
+        );
+      }
+    } else if (!request.waitForState && decision.reason === "transition") {
+      // Already on its way and the caller does not want to wait.
+      return { service: observed, commands, calls };
+    }
+
+    if (command) {
+      const sent = command;
+      try {
+        const answer = await call(() =>
+          client.changeServiceState(organizationId, serviceId, sent, { deadline }),
+        );
+        commands.push(sent);
+        log.info(`${label}: sent ${sent} (was ${state}); target ${desired}`);
+        stateAtCommand = state;
+        lastCommandAt = clock.now();
+        movedSinceCommand = false;
+        polls = 0;
+        if (!request.waitForState) return { service: answer.service, commands, calls };
+        // The PATCH answer is a fresh look at the service: it counts as a poll.
+        observed = answer.service;
+        continue;
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+        // A transition GET did not show yet is in progress: wait for it, then act.
+        log.info(`${label}: ${sent} refused for now (${error.serverMessage ?? "conflict"}); waiting`);
+      }
+    }
+
+    const afterWait = clock.now();
+    if (afterWait >= deadline) {
+      const sentText = commands.length ? ` after sending ${commands.join(", then ")}` : "";
+      const unknown =
+        decision.action === "wait" && decision.reason === "unknown"
+          ? " (a state this provider does not know)"
+          : "";
+      return fail(
+        "timeout",
+        `Timed out after ${seconds(afterWait - started)} waiting for ${label} to be ${desired}${sentText}: ` +
+          `it is ${state || "in no reported state"}${unknown}. Raise timeoutSeconds if it needs longer.`,
+      );
+    }
+    if (afterWait - lastProgressAt >= tuning.progressEveryMs) {
+      lastProgressAt = afterWait;
+      log.info(`${label}: ${state}, target ${desired}, ${seconds(afterWait - started)} elapsed`);
+    }
+
+    const interval = Math.min(tuning.maxPollMs, tuning.firstPollMs * tuning.pollGrowth ** polls);
+    const jittered = interval * (0.8 + 0.4 * deps.random());
+    polls++;
+    await clock.sleep(Math.max(0, Math.min(jittered, deadline - afterWait)));
+    observed = (await call(() => client.getService(organizationId, serviceId, { deadline }))).service;
+    if (commands.length && observed.state !== stateAtCommand) movedSinceCommand = true;
+  }
+}

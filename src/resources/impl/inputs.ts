@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { isEndpointId, isUuid } from "../../api/guards";
+
+/** The engine's placeholder for a value not known yet (preview): never rejected. */
+export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+export type FieldSchemas = Record<string, { schema: z.ZodType; required: boolean }>;
+
+/*
+ * Field schemas are built inside functions: a zod object held at module level breaks the
+ * closure serialization of the provider.
+ */
+
+export function uuidField(name: string) {
+  return z.string({ error: `${name} must be a string` }).refine(isUuid, {
+    error: `${name} must be a uuid, like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b`,
+  });
+}
+
+export function endpointIdField() {
+  return z.string({ error: "reversePrivateEndpointId must be a string" }).refine(isEndpointId, {
+    error: "reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ -",
+  });
+}
+
+/**
+ * Validates each field on its own so every problem is reported with its property, and values
+ * still unknown during preview pass through.
+ */
+export function checkFields(news: Record<string, unknown>, fields: FieldSchemas): CheckFailure[] {
+  const failures: CheckFailure[] = [];
+  for (const [property, { schema, required }] of Object.entries(fields)) {
+    const value = news[property];
+    if (value === UNKNOWN_VALUE) continue;
+    if (value === undefined || value === null) {
+      if (required) failures.push({ property, reason: `${property} is required` });
+      continue;
+    }
+    const result = schema.safeParse(value);
+    if (!result.success) {
+      const reasons = [...new Set(result.error.issues.map((issue) => issue.message))];
+      failures.push({ property, reason: `${reasons.join("; ")} (got ${JSON.stringify(value)})` });
+    }
+  }
+  return failures;
+}
+
+/** True when any of the named inputs is still unknown (preview). */
+export function anyUnknown(news: Record<string, unknown>, names: string[]): boolean {
+  return names.some((name) => news[name] === UNKNOWN_VALUE);
+}

@@ -1,0 +1,209 @@
+import { z } from "zod";
+import type { Service } from "../../api/schemas";
+import { converge, ConvergeError, describeService } from "./converge";
+import { consoleLog, defaultOrganizationId, providerContext } from "./context";
+import { checkFields, uuidField, UNKNOWN_VALUE, type CheckFailure } from "./inputs";
+import { isGone, resourceInitError } from "./outcomes";
+import { satisfies, type DesiredState } from "./stateTable";
+
+/** The provider side of ServiceRunState: every method of `serviceRunStateProvider` lands here. */
+
+export const DEFAULT_TIMEOUT_SECONDS = 1200;
+export const MAX_TIMEOUT_SECONDS = 24 * 3600;
+
+export interface ServiceRunStateInputs {
+  organizationId: string;
+  serviceId: string;
+  state: DesiredState;
+  timeoutSeconds: number;
+  waitForState: boolean;
+}
+
+export interface EndpointOutput {
+  protocol: string;
+  host: string;
+  port: number;
+  username: string | null;
+}
+
+export interface ServiceRunStateOutputs extends ServiceRunStateInputs {
+  observedState: string;
+  serviceName: string;
+  databaseVersion: string;
+  endpoints: EndpointOutput[];
+}
+
+type Props = Record<string, unknown>;
+
+function fieldSchemas() {
+  return {
+    organizationId: { schema: uuidField("organizationId"), required: true },
+    serviceId: { schema: uuidField("serviceId"), required: true },
+    state: {
+      schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
+      required: true,
+    },
+    timeoutSeconds: {
+      schema: z
+        .number({ error: "timeoutSeconds must be a number of seconds" })
+        .positive({ error: "timeoutSeconds must be greater than 0" })
+        .max(MAX_TIMEOUT_SECONDS, {
+          error: `timeoutSeconds must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)`,
+        }),
+      required: false,
+    },
+    waitForState: { schema: z.boolean({ error: "waitForState must be true or false" }), required: false },
+  };
+}
+
+export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
+  const inputs: Props = {
+    ...news,
+    organizationId: news.organizationId ?? defaultOrganizationId(),
+    timeoutSeconds: news.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    waitForState: news.waitForState ?? true,
+  };
+  if (inputs.organizationId === undefined) delete inputs.organizationId;
+  const failures = checkFields(inputs, fieldSchemas());
+  for (const failure of failures) {
+    if (failure.property === "organizationId" && inputs.organizationId === undefined) {
+      failure.reason =
+        "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
+        "or environment variable DBCLOUD_ORGANIZATION_ID";
+    }
+  }
+  return { inputs, failures };
+}
+
+export async function diff(_id: string, olds: Props, news: Props) {
+  const replaces = ["organizationId", "serviceId"].filter(
+    (k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k],
+  );
+  const desired = news.state as DesiredState;
+  const stateChange =
+    news.state === UNKNOWN_VALUE ||
+    olds.state !== news.state ||
+    !satisfies(olds.observedState as string | undefined, desired);
+  const optionChange = olds.timeoutSeconds !== news.timeoutSeconds || olds.waitForState !== news.waitForState;
+  return {
+    changes: replaces.length > 0 || stateChange || optionChange,
+    replaces,
+    deleteBeforeReplace: false,
+  };
+}
+
+function inputsOf(props: Props): ServiceRunStateInputs {
+  return {
+    organizationId: props.organizationId as string,
+    serviceId: props.serviceId as string,
+    state: props.state as DesiredState,
+    timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS,
+    waitForState: (props.waitForState as boolean | undefined) ?? true,
+  };
+}
+
+/** The outputs: inputs plus what was observed, with no undefined anywhere (the engine rejects it). */
+export function outputsOf(inputs: ServiceRunStateInputs, service: Service): ServiceRunStateOutputs {
+  return {
+    ...inputs,
+    observedState: service.state ?? "",
+    serviceName: service.name ?? "",
+    databaseVersion: service.databaseVersion ?? "",
+    endpoints: (service.endpoints ?? []).map((endpoint) => ({
+      protocol: endpoint.protocol ?? "",
+      host: endpoint.host ?? "",
+      port: endpoint.port ?? 0,
+      username: endpoint.username ?? null,
+    })),
+  };
+}
+
+/** Runs the converger; on failure after an accepted command, records the resource. */
+async function convergeToOutputs(
+  inputs: ServiceRunStateInputs,
+  props: Props,
+): Promise<ServiceRunStateOutputs> {
+  const context = providerContext();
+  try {
+    const result = await converge(
+      {
+        organizationId: inputs.organizationId,
+        serviceId: inputs.serviceId,
+        desired: inputs.state,
+        timeoutMs: inputs.timeoutSeconds * 1000,
+        waitForState: inputs.waitForState,
+      },
+      context,
+    );
+    return outputsOf(inputs, result.service);
+  } catch (error) {
+    if (error instanceof ConvergeError && error.commandAccepted) {
+      const observed = error.service ? outputsOf(inputs, error.service) : { ...inputs, observedState: "" };
+      throw resourceInitError(
+        `${error.message} The command was accepted: the resource is recorded and the next \`pulumi up\` ` +
+          `carries on from the service's state then.`,
+        inputs.serviceId,
+        { ...observed, __provider: props.__provider },
+      );
+    }
+    throw error;
+  }
+}
+
+export async function create(props: Props): Promise<{ id: string; outs: ServiceRunStateOutputs }> {
+  const inputs = inputsOf(props);
+  return { id: inputs.serviceId, outs: await convergeToOutputs(inputs, props) };
+}
+
+export async function update(
+  _id: string,
+  olds: Props,
+  news: Props,
+): Promise<{ outs: ServiceRunStateOutputs }> {
+  const inputs = inputsOf(news);
+  const converged =
+    olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state);
+  if (converged) {
+    // Only options changed: no API call, the observed details stay as they were.
+    return {
+      outs: {
+        ...inputs,
+        observedState: olds.observedState as string,
+        serviceName: (olds.serviceName as string | undefined) ?? "",
+        databaseVersion: (olds.databaseVersion as string | undefined) ?? "",
+        endpoints: (olds.endpoints as EndpointOutput[] | undefined) ?? [],
+      },
+    };
+  }
+  return { outs: await convergeToOutputs(inputs, news) };
+}
+
+export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
+  const inputs = inputsOf({
+    ...props,
+    serviceId: props.serviceId ?? id,
+    organizationId: props.organizationId ?? defaultOrganizationId(),
+  });
+  const { client } = providerContext();
+  try {
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId);
+    return { id, props: { ...outputsOf(inputs, service) } };
+  } catch (error) {
+    if (isGone(error)) {
+      consoleLog.info(
+        `service ${inputs.serviceId} no longer exists; removing its ServiceRunState from the stack`,
+      );
+      return { id: "", props: {} };
+    }
+    throw error;
+  }
+}
+
+export async function remove(_id: string, props: Props): Promise<void> {
+  const observed =
+    typeof props.observedState === "string" && props.observedState ? props.observedState : "as it was";
+  consoleLog.info(
+    `${describeService({ name: props.serviceName as string | undefined }, String(props.serviceId))}: ` +
+      `ServiceRunState removed from the stack; the service is left ${observed} (no API call)`,
+  );
+}

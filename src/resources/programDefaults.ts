@@ -1,0 +1,60 @@
+import * as pulumi from "@pulumi/pulumi";
+
+/**
+ * Defaults resolved in the Pulumi program (not in the provider): the organization from stack
+ * config or environment, and `customTimeouts` turned into `timeoutSeconds`, since the provider
+ * host never sees resource options.
+ */
+
+export function programOrganizationId(resourceType: string, name: string): string {
+  const fromConfig = new pulumi.Config("dbcloud").get("organizationId");
+  const value = fromConfig || process.env.DBCLOUD_ORGANIZATION_ID;
+  if (!value) {
+    throw new Error(
+      `${resourceType} "${name}": organizationId is not set. Pass it as an argument, or set stack config ` +
+        `dbcloud:organizationId (pulumi config set dbcloud:organizationId <uuid>) or environment variable ` +
+        `DBCLOUD_ORGANIZATION_ID.`,
+    );
+  }
+  return value;
+}
+
+/** Parses a Go-style duration as used by `customTimeouts`: "90s", "20m", "1h30m", "1.5h". */
+export function parseDurationSeconds(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^(\d+(\.\d+)?(h|m|s|ms))+$/.test(trimmed)) return undefined;
+  let seconds = 0;
+  for (const match of trimmed.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) {
+    const amount = Number(match[1]);
+    seconds +=
+      match[2] === "h"
+        ? amount * 3600
+        : match[2] === "m"
+          ? amount * 60
+          : match[2] === "s"
+            ? amount
+            : amount / 1000;
+  }
+  return seconds;
+}
+
+/** The longer of `customTimeouts.create` and `.update`, in seconds; undefined when neither is set. */
+export function timeoutFromCustomTimeouts(
+  resourceType: string,
+  name: string,
+  timeouts: pulumi.CustomTimeouts | undefined,
+): number | undefined {
+  const values: number[] = [];
+  for (const key of ["create", "update"] as const) {
+    const text = timeouts?.[key];
+    if (text === undefined) continue;
+    const seconds = parseDurationSeconds(text);
+    if (seconds === undefined || seconds <= 0) {
+      throw new Error(
+        `${resourceType} "${name}": customTimeouts.${key} "${text}" is not a duration; write it like "20m", "90s" or "1h30m".`,
+      );
+    }
+    values.push(seconds);
+  }
+  return values.length ? Math.max(...values) : undefined;
+}
