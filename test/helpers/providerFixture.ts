@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto";
+import { configure } from "../../src/provider";
+import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator";
+
+/**
+ * An emulator plus the provider configured to talk to it, as `configure` would after the
+ * engine handed over the stack config. Waits are scaled with DBCLOUD_TIME_SCALE so a
+ * transition of a few hundred ms is polled like a real one of minutes.
+ */
+export interface ProviderFixture {
+  emulator: Emulator;
+  organizationId: string;
+  close(): Promise<void>;
+}
+
+export async function startProviderFixture(
+  options: EmulatorOptions & { timeScale?: number; clientRateLimit?: string } = {},
+): Promise<ProviderFixture> {
+  const organizationId = randomUUID();
+  const emulator = await startEmulator(options);
+  const previousScale = process.env.DBCLOUD_TIME_SCALE;
+  process.env.DBCLOUD_TIME_SCALE = String(options.timeScale ?? 0.02);
+  const config: Record<string, string> = {
+    "dbcloud:apiUrl": emulator.url,
+    "dbcloud:apiKeyId": emulator.keyId,
+    "dbcloud:apiKeySecret": emulator.keySecret,
+    "dbcloud:organizationId": organizationId,
+    "dbcloud:rateLimit": options.clientRateLimit ?? "off",
+  };
+  await configure({ config: { get: (key: string) => config[key] } });
+  return {
+    emulator,
+    organizationId,
+    async close() {
+      if (previousScale === undefined) delete process.env.DBCLOUD_TIME_SCALE;
+      else process.env.DBCLOUD_TIME_SCALE = previousScale;
+      await emulator.close();
+    },
+  };
+}
