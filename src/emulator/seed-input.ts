@@ -30,7 +30,7 @@ export function reportUnknownKeys(
   issues: IssueList,
 ): void {
   for (const key of Object.keys(value)) {
-    if (!known.has(key)) issues.add(`${path}.${key}`, "is not a known field");
+    if (!known.has(key)) issues.add(path === "" ? key : `${path}.${key}`, "is not a known field");
   }
 }
 

@@ -1,0 +1,90 @@
+// The CLI's --seed file: the emulator's options as JSON. Every problem is reported at once, named
+// by its path in the file (e.g. "services[1].organizationId must be a uuid").
+import { readFileSync } from "node:fs";
+import { describe, EmulatorInputError, IssueList, isPlainObject } from "./input-error";
+import {
+  readMilliseconds,
+  readRateLimit,
+  readSeedService,
+  readTransitions,
+  reportUnknownKeys,
+} from "./seed-input";
+import type { RateLimit, SeedService, TransitionTimes } from "./types";
+
+export interface SeedFile {
+  keyId?: string;
+  keySecret?: string;
+  transitions?: Partial<TransitionTimes>;
+  visibilityLagMs?: number;
+  rateLimit?: RateLimit | false;
+  services: SeedService[];
+}
+
+const SEED_FILE_KEYS = new Set([
+  "keyId",
+  "keySecret",
+  "transitions",
+  "visibilityLagMs",
+  "rateLimit",
+  "services",
+]);
+
+export function parseSeedFile(text: string): SeedFile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new EmulatorInputError([`is not valid JSON: ${(error as Error).message}`]);
+  }
+  const issues = new IssueList();
+  if (!isPlainObject(value)) {
+    issues.add("the top level", `must be an object with a "services" array, got ${describe(value)}`);
+    issues.throwIfAny();
+  }
+  const input = value as Record<string, unknown>;
+  reportUnknownKeys(input, SEED_FILE_KEYS, "", issues);
+  const seed: SeedFile = { services: [] };
+  for (const key of ["keyId", "keySecret"] as const) {
+    const text = input[key];
+    if (text === undefined) continue;
+    if (typeof text === "string" && text.length > 0 && !(key === "keyId" && text.includes(":")))
+      seed[key] = text;
+    else
+      issues.add(
+        key,
+        `must be a non-empty string${key === "keyId" ? ' without ":"' : ""}, got ${describe(text)}`,
+      );
+  }
+  if (input.transitions !== undefined)
+    seed.transitions = readTransitions(input.transitions, "transitions", issues);
+  if (input.visibilityLagMs !== undefined) {
+    seed.visibilityLagMs = readMilliseconds(input.visibilityLagMs, "visibilityLagMs", issues);
+  }
+  if (input.rateLimit !== undefined) seed.rateLimit = readRateLimit(input.rateLimit, "rateLimit", issues);
+  if (Array.isArray(input.services)) {
+    input.services.forEach((service, index) => {
+      const parsed = readSeedService(service, `services[${index}]`, issues);
+      if (parsed !== undefined) seed.services.push(parsed);
+    });
+  } else {
+    issues.add("services", `must be an array of services, got ${describe(input.services)}`);
+  }
+  issues.throwIfAny();
+  return seed;
+}
+
+/** Reads and validates a seed file; errors name the file. */
+export function loadSeedFile(path: string): SeedFile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new EmulatorInputError([`seed file ${path} cannot be read: ${(error as Error).message}`]);
+  }
+  try {
+    return parseSeedFile(text);
+  } catch (error) {
+    if (!(error instanceof EmulatorInputError)) throw error;
+    throw new EmulatorInputError(error.issues.map((issue) => `seed file ${path}: ${issue}`));
+  }
+}
