@@ -1,0 +1,43 @@
+import type * as pulumi from "@pulumi/pulumi";
+
+export interface ServiceSpec {
+  name: string;
+  serviceId: string;
+  state: "running" | "stopped";
+  timeoutSeconds?: number;
+}
+
+export interface ExampleConfig {
+  services: ServiceSpec[];
+  reversePrivateEndpoint?: { serviceId: string; endpointId: string };
+}
+
+/**
+ * Reads the program's config and reports every problem at once, naming the config key.
+ * (Ids are checked again, per resource, by the providers' check.)
+ */
+export function readExampleConfig(config: pulumi.Config): ExampleConfig {
+  const problems: string[] = [];
+  const services = config.getObject<unknown>("services") ?? [];
+  if (!Array.isArray(services)) problems.push(`${config.name}:services must be a list`);
+  const list = Array.isArray(services) ? services : [];
+  list.forEach((entry, index) => {
+    const where = `${config.name}:services[${index}]`;
+    const spec = entry as Partial<ServiceSpec> | null;
+    if (typeof spec?.name !== "string" || !spec.name)
+      problems.push(`${where}.name must be a non-empty string`);
+    if (typeof spec?.serviceId !== "string") problems.push(`${where}.serviceId must be a service uuid`);
+    if (spec?.state !== "running" && spec?.state !== "stopped") {
+      problems.push(`${where}.state must be "running" or "stopped" (got ${JSON.stringify(spec?.state)})`);
+    }
+  });
+  const endpoint = config.getObject<{ serviceId?: unknown; endpointId?: unknown }>("reversePrivateEndpoint");
+  if (endpoint && (typeof endpoint.serviceId !== "string" || typeof endpoint.endpointId !== "string")) {
+    problems.push(`${config.name}:reversePrivateEndpoint needs string fields serviceId and endpointId`);
+  }
+  if (problems.length) throw new Error(`Invalid stack configuration:\n- ${problems.join("\n- ")}`);
+  return {
+    services: list as ServiceSpec[],
+    reversePrivateEndpoint: endpoint as ExampleConfig["reversePrivateEndpoint"],
+  };
+}
