@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  CONFIG_SETTINGS,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIMEOUTS,
+  formatRateLimit,
+} from "../../src/api";
+import { DEFAULT_TUNING } from "../../src/resources/impl/converge";
+import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "../../src/resources/impl/serviceRunState";
+
+// The README states defaults in prose and tables; these tests read them back from the code so
+// the two cannot drift apart (a common failing of otherwise good client libraries).
+const readme = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
+const s = (ms: number) => `${ms / 1000} s`;
+
+function includes(text: string): void {
+  assert.ok(readme.includes(text), `README should say: ${text}`);
+}
+
+describe("README tells the truth about defaults", () => {
+  it("lists every configuration setting with its config key and variable", () => {
+    for (const setting of Object.values(CONFIG_SETTINGS)) {
+      const row = readme.split("\n").find((line) => line.includes(`\`${setting.configKey}\``));
+      assert.ok(row, `no configuration row for ${setting.configKey}`);
+      assert.ok(
+        row.includes(`\`${setting.envVar}\``),
+        `row of ${setting.configKey} should name ${setting.envVar}`,
+      );
+      assert.equal(/\brequired\b/.test(row), setting.required, `row of ${setting.configKey}: required?`);
+    }
+    const rateRow = readme.split("\n").find((line) => line.includes("`dbcloud:rateLimit`"));
+    assert.ok(rateRow?.includes(`\`${formatRateLimit(DEFAULT_RATE_LIMIT)}\``));
+  });
+
+  it("states the ServiceRunState timeout defaults", () => {
+    includes(`timeoutSeconds?: Input<number>,      // default ${DEFAULT_TIMEOUT_SECONDS}`);
+    includes(`(default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS})`);
+  });
+
+  it("states the waiting knobs", () => {
+    includes(
+      `first poll ${s(DEFAULT_TUNING.firstPollMs)} after a command, then every ${DEFAULT_TUNING.pollGrowth}x longer, up to ${s(DEFAULT_TUNING.maxPollMs)}`,
+    );
+    includes(`grace period (${s(DEFAULT_TUNING.commandGraceMs)})`);
+    includes(`A progress line at most every ${s(DEFAULT_TUNING.progressEveryMs)}`);
+    includes(`at most ${DEFAULT_TUNING.maxCommands} commands in all`);
+  });
+
+  it("states the retry policy and timeouts", () => {
+    includes(`| ${DEFAULT_RETRY_POLICY.maxAttempts} at most, first included`);
+    includes(
+      `min(${s(DEFAULT_RETRY_POLICY.maxDelayMs)}, ${s(DEFAULT_RETRY_POLICY.baseDelayMs)} x 2^(retry-1))`,
+    );
+    includes(`${s(DEFAULT_RETRY_POLICY.maxElapsedMs)} at most`);
+    includes(
+      `connect ${s(DEFAULT_TIMEOUTS.connectMs)}, response headers ${s(DEFAULT_TIMEOUTS.headersMs)}, body ${s(DEFAULT_TIMEOUTS.bodyMs)}`,
+    );
+    includes(`${DEFAULT_RATE_LIMIT.requests} requests per ${s(DEFAULT_RATE_LIMIT.windowMs)} per key`);
+  });
+});
