@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { changeState, deleteEndpoint, getService, type OperationOutcome } from "./api-operations";
-import { matchApiPath } from "./api-routes";
+import { matchApiPath, type PathMatch } from "./api-routes";
 import { authenticate, type KeyPair } from "./auth";
 import { describeFault, type FaultRegistry } from "./fault-registry";
 import { BodyTooLargeError, dropConnection, readBody, sendJson, sendText } from "./http-io";
@@ -117,26 +117,8 @@ export async function handleApiRequest(
     }
   }
 
-  let outcome: OperationOutcome;
-  if (match.kind === "bad-encoding") {
-    outcome = { status: 400, error: `Invalid path: malformed percent-encoding in "${match.segment}"` };
-  } else if (match.kind === "no-route") {
-    outcome = { status: 404, error: `Not found: no route for ${method} ${pathname}` };
-  } else if (match.method !== method) {
-    outcome = {
-      status: 405,
-      error: `Method Not Allowed: ${method} is not allowed here; use ${match.method}`,
-    };
-    extraHeaders = { ...extraHeaders, Allow: match.method };
-  } else if (match.route === "getService") {
-    outcome = getService(context.store, match.params);
-  } else if (match.route === "changeState") {
-    outcome = changeState(context.store, match.params, body, {
-      ignoreCommand: fault?.ignoreCommand === true,
-    });
-  } else {
-    outcome = deleteEndpoint(context.store, match.params);
-  }
+  const { outcome, headers } = runOperation(context, match, method, pathname, body, fault);
+  extraHeaders = { ...extraHeaders, ...headers };
   if (outcome.command !== undefined) entry.command = outcome.command;
   if (outcome.stateBefore !== undefined) entry.stateBefore = outcome.stateBefore;
   if (outcome.stateAfter !== undefined) entry.stateAfter = outcome.stateAfter;
@@ -154,6 +136,35 @@ export async function handleApiRequest(
   }
   if (outcome.error !== undefined) return answer(outcome.status, { error: outcome.error });
   return answer(outcome.status, outcome.result === undefined ? {} : { result: outcome.result });
+}
+
+/** The operation the path and method name, or the 400/404/405 answer when they name none. */
+function runOperation(
+  context: ApiContext,
+  match: PathMatch,
+  method: string,
+  pathname: string,
+  body: Buffer,
+  fault: Fault | undefined,
+): { outcome: OperationOutcome; headers?: OutgoingHttpHeaders } {
+  if (match.kind === "bad-encoding") {
+    return {
+      outcome: { status: 400, error: `Invalid path: malformed percent-encoding in "${match.segment}"` },
+    };
+  }
+  if (match.kind === "no-route") {
+    return { outcome: { status: 404, error: `Not found: no route for ${method} ${pathname}` } };
+  }
+  if (match.method !== method) {
+    const error = `Method Not Allowed: ${method} is not allowed here; use ${match.method}`;
+    return { outcome: { status: 405, error }, headers: { Allow: match.method } };
+  }
+  if (match.route === "getService") return { outcome: getService(context.store, match.params) };
+  if (match.route === "changeState") {
+    const ignoreCommand = fault?.ignoreCommand === true;
+    return { outcome: changeState(context.store, match.params, body, { ignoreCommand }) };
+  }
+  return { outcome: deleteEndpoint(context.store, match.params) };
 }
 
 function drop(context: ApiContext, res: ServerResponse, entry: RequestLogEntry): void {

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseFault } from "./fault-input";
 import { BodyTooLargeError, readBody, sendJson } from "./http-io";
-import { EmulatorInputError, IssueList, isPlainObject } from "./input-error";
+import { EmulatorInputError, isPlainObject, readOrThrow } from "./input-error";
 import {
   parseSeedService,
   readMilliseconds,
@@ -130,14 +130,6 @@ function parseJson(body: Buffer): unknown {
   } catch (error) {
     throw new EmulatorInputError([`body is not JSON: ${(error as Error).message}`]);
   }
-}
-
-/** Runs a reader and throws everything it reported; the reader's result is then defined. */
-function readOrThrow<T>(read: (issues: IssueList) => T | undefined): T {
-  const issues = new IssueList();
-  const value = read(issues);
-  issues.throwIfAny();
-  return value as T;
 }
 
 function readStateChange(input: unknown) {

@@ -1,5 +1,6 @@
 // startEmulator: wires the store, rate limit, faults and log to a node:http server, and exposes
 // the same controls programmatically and under /_emulator/.
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { handleApiRequest } from "./api-handler";
@@ -12,7 +13,7 @@ import {
 import { parseFault } from "./fault-input";
 import { FaultRegistry } from "./fault-registry";
 import { sendJson } from "./http-io";
-import { EmulatorInputError, IssueList } from "./input-error";
+import { EmulatorInputError, readOrThrow } from "./input-error";
 import { resolveOptions } from "./options";
 import { FixedWindowRateLimiter } from "./rate-limiter";
 import { RequestLog } from "./request-log";
@@ -59,13 +60,6 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
     if (stored === undefined) throw new EmulatorInputError([`service ${serviceId} does not exist`], 404);
     return stored;
   };
-  const validated = <T>(read: (issues: IssueList) => T | undefined): T => {
-    const issues = new IssueList();
-    const value = read(issues);
-    issues.throwIfAny();
-    return value as T;
-  };
-
   const emulator: ControlTarget = {
     url: "",
     keyId: resolved.keyId,
@@ -85,14 +79,14 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
     },
     setState(serviceId: string, state: string, then?: ScheduledState): void {
       const stored = requireService(serviceId);
-      validated((issues) => readNonEmptyString(state, "state", issues));
+      readOrThrow((issues) => readNonEmptyString(state, "state", issues));
       const next =
-        then === undefined ? undefined : validated((issues) => readScheduledState(then, "then", issues));
+        then === undefined ? undefined : readOrThrow((issues) => readScheduledState(then, "then", issues));
       store.setState(stored, state, next);
     },
     addEndpoint(serviceId: string, endpointId: string): void {
       const stored = requireService(serviceId);
-      stored.endpointIds.add(validated((issues) => readNonEmptyString(endpointId, "endpointId", issues)));
+      stored.endpointIds.add(readOrThrow((issues) => readNonEmptyString(endpointId, "endpointId", issues)));
     },
     hasEndpoint(serviceId: string, endpointId: string): boolean {
       return store.get(serviceId)?.endpointIds.has(endpointId) ?? false;
@@ -104,16 +98,16 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
       faults.clear();
     },
     setRateLimit(limit: RateLimit | false): void {
-      rateLimiter.setLimit(validated((issues) => readRateLimit(limit, "rateLimit", issues)));
+      rateLimiter.setLimit(readOrThrow((issues) => readRateLimit(limit, "rateLimit", issues)));
     },
     setVisibilityLag(ms: number): void {
-      visibilityLagMs = validated((issues) => readMilliseconds(ms, "visibilityLagMs", issues));
+      visibilityLagMs = readOrThrow((issues) => readMilliseconds(ms, "visibilityLagMs", issues));
     },
     setTransitions(partial: Partial<TransitionTimes>): void {
       // Transitions already under way keep the end time they were given.
       transitions = {
         ...transitions,
-        ...validated((issues) => readTransitions(partial, "transitions", issues)),
+        ...readOrThrow((issues) => readTransitions(partial, "transitions", issues)),
       };
     },
     get requests(): RequestLogEntry[] {
@@ -138,7 +132,9 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
       // A bug in the emulator should show as a 500 to the client, not as a hung request.
-      if (!res.headersSent) sendJson(res, 500, { status: 500, error: `Emulator error: ${String(error)}` });
+      const requestId = randomUUID();
+      const envelope = { status: 500, error: `Emulator error: ${String(error)}`, requestId };
+      if (!res.headersSent) sendJson(res, 500, envelope, { "X-Request-Id": requestId });
       else res.destroy();
     });
   });

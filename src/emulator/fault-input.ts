@@ -1,6 +1,6 @@
 // Validation of injected faults. A fault that could never fire, or two outcomes that contradict
 // each other (drop and answer a status), is a mistake in the test that sets it: refuse it loudly.
-import { describe, IssueList, isPlainObject } from "./input-error";
+import { formatValue, IssueList, isPlainObject } from "./input-error";
 import { readMilliseconds, reportUnknownKeys } from "./seed-input";
 import type { Fault, FaultRoute } from "./types";
 
@@ -30,18 +30,18 @@ function readTimes(value: unknown, issues: IssueList): number | undefined {
   // JSON has no Infinity: the control surface accepts the string "Infinity" for it.
   if (value === Infinity || value === "Infinity") return Infinity;
   if (typeof value === "number" && Number.isInteger(value) && value >= 1) return value;
-  issues.add("fault.times", `must be an integer >= 1 or Infinity, got ${describe(value)}`);
+  issues.add("fault.times", `must be an integer >= 1 or Infinity, got ${formatValue(value)}`);
   return undefined;
 }
 
 function readHeaders(value: unknown, issues: IssueList): Record<string, string> | undefined {
   if (!isPlainObject(value)) {
-    issues.add("fault.headers", `must be an object of strings, got ${describe(value)}`);
+    issues.add("fault.headers", `must be an object of strings, got ${formatValue(value)}`);
     return undefined;
   }
   for (const [name, headerValue] of Object.entries(value)) {
     if (typeof headerValue !== "string") {
-      issues.add(`fault.headers.${name}`, `must be a string, got ${describe(headerValue)}`);
+      issues.add(`fault.headers.${name}`, `must be a string, got ${formatValue(headerValue)}`);
     }
   }
   return { ...(value as Record<string, string>) };
@@ -56,7 +56,7 @@ function readOneOf<T extends string>(
   if (typeof value === "string" && (allowed as readonly string[]).includes(value)) return value as T;
   issues.add(
     path,
-    `must be one of ${allowed.map((choice) => `"${choice}"`).join(", ")}, got ${describe(value)}`,
+    `must be one of ${allowed.map((choice) => `"${choice}"`).join(", ")}, got ${formatValue(value)}`,
   );
   return undefined;
 }
@@ -65,7 +65,7 @@ function readOneOf<T extends string>(
 export function parseFault(value: unknown): Fault {
   const issues = new IssueList();
   if (!isPlainObject(value)) {
-    issues.add("fault", `must be an object, got ${describe(value)}`);
+    issues.add("fault", `must be an object, got ${formatValue(value)}`);
     issues.throwIfAny();
   }
   const input = value as Record<string, unknown>;
@@ -77,25 +77,25 @@ export function parseFault(value: unknown): Fault {
     else
       issues.add(
         "fault.route",
-        `must be one of ${[...FAULT_ROUTES].join(", ")}, got ${describe(input.route)}`,
+        `must be one of ${[...FAULT_ROUTES].join(", ")}, got ${formatValue(input.route)}`,
       );
   }
   if (input.method !== undefined) {
     if (typeof input.method === "string" && input.method.length > 0)
       fault.method = input.method.toUpperCase();
-    else issues.add("fault.method", `must be an HTTP method, got ${describe(input.method)}`);
+    else issues.add("fault.method", `must be an HTTP method, got ${formatValue(input.method)}`);
   }
   if (input.status !== undefined) {
     const status = input.status;
     if (typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599)
       fault.status = status;
-    else issues.add("fault.status", `must be an integer from 400 to 599, got ${describe(status)}`);
+    else issues.add("fault.status", `must be an integer from 400 to 599, got ${formatValue(status)}`);
   }
   if (input.retryAfterSeconds !== undefined) {
     const seconds = input.retryAfterSeconds;
     if (typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0)
       fault.retryAfterSeconds = seconds;
-    else issues.add("fault.retryAfterSeconds", `must be a number >= 0, got ${describe(seconds)}`);
+    else issues.add("fault.retryAfterSeconds", `must be a number >= 0, got ${formatValue(seconds)}`);
   }
   if (input.headers !== undefined) fault.headers = readHeaders(input.headers, issues);
   if (input.delayMs !== undefined) fault.delayMs = readMilliseconds(input.delayMs, "fault.delayMs", issues);
@@ -105,14 +105,14 @@ export function parseFault(value: unknown): Fault {
   }
   if (input.ignoreCommand !== undefined) {
     if (typeof input.ignoreCommand === "boolean") fault.ignoreCommand = input.ignoreCommand;
-    else issues.add("fault.ignoreCommand", `must be a boolean, got ${describe(input.ignoreCommand)}`);
+    else issues.add("fault.ignoreCommand", `must be a boolean, got ${formatValue(input.ignoreCommand)}`);
   }
   if (input.times !== undefined) fault.times = readTimes(input.times, issues);
   if (input.probability !== undefined) {
     const probability = input.probability;
     if (typeof probability === "number" && probability >= 0 && probability <= 1)
       fault.probability = probability;
-    else issues.add("fault.probability", `must be a number from 0 to 1, got ${describe(probability)}`);
+    else issues.add("fault.probability", `must be a number from 0 to 1, got ${formatValue(probability)}`);
   }
 
   const outcomes = EXCLUSIVE_OUTCOMES.filter((key) => input[key] !== undefined && input[key] !== false);

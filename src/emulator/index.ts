@@ -1,5 +1,6 @@
 // The local emulator of the management API: a real HTTP server for tests, the demo and anyone who
-// wants to try a stack without an account. Node built-ins only; it knows nothing of Pulumi.
+// wants to try a stack without an account. Node built-ins only: it imports nothing from the api or
+// resources layers, so it runs on its own from the CLI.
 export { startEmulator } from "./emulator";
 export { DEFAULT_TRANSITIONS } from "./defaults";
 export { EmulatorInputError } from "./input-error";

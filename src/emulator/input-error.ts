@@ -26,11 +26,19 @@ export class IssueList {
   }
 }
 
+/** Runs a reader that reports into an IssueList, and throws what it reported; else its value is defined. */
+export function readOrThrow<T>(read: (issues: IssueList) => T | undefined): T {
+  const issues = new IssueList();
+  const value = read(issues);
+  issues.throwIfAny();
+  return value as T;
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export function describe(value: unknown): string {
+export function formatValue(value: unknown): string {
   if (value === undefined) return "undefined";
   if (typeof value === "number" && !Number.isFinite(value)) return String(value);
   return JSON.stringify(value);

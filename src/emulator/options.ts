@@ -1,6 +1,6 @@
 // startEmulator's options, validated once with every problem listed, then filled with defaults.
 import { DEFAULT_HOST, DEFAULT_TRANSITIONS, generateKeyId, generateKeySecret } from "./defaults";
-import { describe, IssueList, isPlainObject } from "./input-error";
+import { formatValue, IssueList, isPlainObject } from "./input-error";
 import { readMilliseconds, readRateLimit, readSeedService, readTransitions } from "./seed-input";
 import type { EmulatorOptions, RateLimit, SeedService, TransitionTimes } from "./types";
 
@@ -19,20 +19,20 @@ export interface ResolvedOptions {
 
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   const issues = new IssueList();
-  if (!isPlainObject(options)) issues.add("options", `must be an object, got ${describe(options)}`);
+  if (!isPlainObject(options)) issues.add("options", `must be an object, got ${formatValue(options)}`);
   const { host, port, keyId, keySecret, now, random } = options;
   if (host !== undefined && (typeof host !== "string" || host.length === 0)) {
-    issues.add("options.host", `must be a non-empty string, got ${describe(host)}`);
+    issues.add("options.host", `must be a non-empty string, got ${formatValue(host)}`);
   }
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
-    issues.add("options.port", `must be an integer from 0 to 65535, got ${describe(port)}`);
+    issues.add("options.port", `must be an integer from 0 to 65535, got ${formatValue(port)}`);
   }
   // A colon would split the Basic credentials in the wrong place.
   if (keyId !== undefined && (typeof keyId !== "string" || keyId.length === 0 || keyId.includes(":"))) {
-    issues.add("options.keyId", `must be a non-empty string without ":", got ${describe(keyId)}`);
+    issues.add("options.keyId", `must be a non-empty string without ":", got ${formatValue(keyId)}`);
   }
   if (keySecret !== undefined && (typeof keySecret !== "string" || keySecret.length === 0)) {
-    issues.add("options.keySecret", `must be a non-empty string, got ${describe(keySecret)}`);
+    issues.add("options.keySecret", `must be a non-empty string, got ${formatValue(keySecret)}`);
   }
   if (now !== undefined && typeof now !== "function") issues.add("options.now", "must be a function");
   if (random !== undefined && typeof random !== "function")
@@ -55,7 +55,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
         if (parsed !== undefined) services.push(parsed);
       });
     } else {
-      issues.add("options.services", `must be an array, got ${describe(options.services)}`);
+      issues.add("options.services", `must be an array, got ${formatValue(options.services)}`);
     }
   }
   issues.throwIfAny();

@@ -1,7 +1,7 @@
 // The CLI's --seed file: the emulator's options as JSON. Every problem is reported at once, named
 // by its path in the file (e.g. "services[1].organizationId must be a uuid").
 import { readFileSync } from "node:fs";
-import { describe, EmulatorInputError, IssueList, isPlainObject } from "./input-error";
+import { formatValue, EmulatorInputError, IssueList, isPlainObject } from "./input-error";
 import {
   readMilliseconds,
   readRateLimit,
@@ -38,7 +38,7 @@ export function parseSeedFile(text: string): SeedFile {
   }
   const issues = new IssueList();
   if (!isPlainObject(value)) {
-    issues.add("the top level", `must be an object with a "services" array, got ${describe(value)}`);
+    issues.add("the top level", `must be an object with a "services" array, got ${formatValue(value)}`);
     issues.throwIfAny();
   }
   const input = value as Record<string, unknown>;
@@ -52,7 +52,7 @@ export function parseSeedFile(text: string): SeedFile {
     else
       issues.add(
         key,
-        `must be a non-empty string${key === "keyId" ? ' without ":"' : ""}, got ${describe(text)}`,
+        `must be a non-empty string${key === "keyId" ? ' without ":"' : ""}, got ${formatValue(text)}`,
       );
   }
   if (input.transitions !== undefined)
@@ -67,7 +67,7 @@ export function parseSeedFile(text: string): SeedFile {
       if (parsed !== undefined) seed.services.push(parsed);
     });
   } else {
-    issues.add("services", `must be an array of services, got ${describe(input.services)}`);
+    issues.add("services", `must be an array of services, got ${formatValue(input.services)}`);
   }
   issues.throwIfAny();
   return seed;

@@ -1,6 +1,6 @@
 // Reading untrusted seed data: from startEmulator options, the control surface and the CLI's
 // seed file alike, so all three accept exactly the same shapes and report the same errors.
-import { describe, IssueList, isPlainObject } from "./input-error";
+import { formatValue, IssueList, isPlainObject } from "./input-error";
 import type { RateLimit, ScheduledState, SeedService, TransitionTimes } from "./types";
 import { isUuid } from "./uuid";
 
@@ -36,26 +36,26 @@ export function reportUnknownKeys(
 
 export function readUuid(value: unknown, path: string, issues: IssueList): string | undefined {
   if (typeof value === "string" && isUuid(value)) return value;
-  issues.add(path, `must be a uuid, got ${describe(value)}`);
+  issues.add(path, `must be a uuid, got ${formatValue(value)}`);
   return undefined;
 }
 
 export function readNonEmptyString(value: unknown, path: string, issues: IssueList): string | undefined {
   if (typeof value === "string" && value.length > 0) return value;
-  issues.add(path, `must be a non-empty string, got ${describe(value)}`);
+  issues.add(path, `must be a non-empty string, got ${formatValue(value)}`);
   return undefined;
 }
 
 /** A duration or count in milliseconds: finite and not negative. */
 export function readMilliseconds(value: unknown, path: string, issues: IssueList): number | undefined {
   if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
-  issues.add(path, `must be a number of milliseconds >= 0, got ${describe(value)}`);
+  issues.add(path, `must be a number of milliseconds >= 0, got ${formatValue(value)}`);
   return undefined;
 }
 
 export function readSeedService(value: unknown, path: string, issues: IssueList): SeedService | undefined {
   if (!isPlainObject(value)) {
-    issues.add(path, `must be an object, got ${describe(value)}`);
+    issues.add(path, `must be an object, got ${formatValue(value)}`);
     return undefined;
   }
   const before = issues.issues.length;
@@ -66,7 +66,7 @@ export function readSeedService(value: unknown, path: string, issues: IssueList)
   if (value.id !== undefined) seed.id = readUuid(value.id, `${path}.id`, issues);
   if (value.name !== undefined) {
     if (typeof value.name === "string") seed.name = value.name;
-    else issues.add(`${path}.name`, `must be a string, got ${describe(value.name)}`);
+    else issues.add(`${path}.name`, `must be a string, got ${formatValue(value.name)}`);
   }
   if (value.state !== undefined) seed.state = readNonEmptyString(value.state, `${path}.state`, issues);
   if (value.reversePrivateEndpointIds !== undefined) {
@@ -76,7 +76,7 @@ export function readSeedService(value: unknown, path: string, issues: IssueList)
         (id, index) => readNonEmptyString(id, `${path}.reversePrivateEndpointIds[${index}]`, issues) ?? "",
       );
     } else {
-      issues.add(`${path}.reversePrivateEndpointIds`, `must be an array of strings, got ${describe(ids)}`);
+      issues.add(`${path}.reversePrivateEndpointIds`, `must be an array of strings, got ${formatValue(ids)}`);
     }
   }
   if (value.fields !== undefined) {
@@ -88,7 +88,7 @@ export function readSeedService(value: unknown, path: string, issues: IssueList)
       }
       seed.fields = structuredClone(value.fields);
     } else {
-      issues.add(`${path}.fields`, `must be an object, got ${describe(value.fields)}`);
+      issues.add(`${path}.fields`, `must be an object, got ${formatValue(value.fields)}`);
     }
   }
   return issues.issues.length === before ? seed : undefined;
@@ -100,7 +100,7 @@ export function readTransitions(
   issues: IssueList,
 ): Partial<TransitionTimes> | undefined {
   if (!isPlainObject(value)) {
-    issues.add(path, `must be an object, got ${describe(value)}`);
+    issues.add(path, `must be an object, got ${formatValue(value)}`);
     return undefined;
   }
   reportUnknownKeys(value, new Set(TRANSITION_KEYS), path, issues);
@@ -120,18 +120,18 @@ export function readRateLimit(
 ): RateLimit | false | undefined {
   if (value === false) return false;
   if (!isPlainObject(value)) {
-    issues.add(path, `must be false or {"requests": n, "windowMs": ms}, got ${describe(value)}`);
+    issues.add(path, `must be false or {"requests": n, "windowMs": ms}, got ${formatValue(value)}`);
     return undefined;
   }
   reportUnknownKeys(value, new Set(["requests", "windowMs"]), path, issues);
   const { requests, windowMs } = value;
   let valid = true;
   if (typeof requests !== "number" || !Number.isInteger(requests) || requests < 1) {
-    issues.add(`${path}.requests`, `must be an integer >= 1, got ${describe(requests)}`);
+    issues.add(`${path}.requests`, `must be an integer >= 1, got ${formatValue(requests)}`);
     valid = false;
   }
   if (typeof windowMs !== "number" || !Number.isFinite(windowMs) || windowMs <= 0) {
-    issues.add(`${path}.windowMs`, `must be a number of milliseconds > 0, got ${describe(windowMs)}`);
+    issues.add(`${path}.windowMs`, `must be a number of milliseconds > 0, got ${formatValue(windowMs)}`);
     valid = false;
   }
   return valid ? { requests: requests as number, windowMs: windowMs as number } : undefined;
@@ -143,7 +143,7 @@ export function readScheduledState(
   issues: IssueList,
 ): ScheduledState | undefined {
   if (!isPlainObject(value)) {
-    issues.add(path, `must be {"state": string, "afterMs": ms}, got ${describe(value)}`);
+    issues.add(path, `must be {"state": string, "afterMs": ms}, got ${formatValue(value)}`);
     return undefined;
   }
   reportUnknownKeys(value, new Set(["state", "afterMs"]), path, issues);
