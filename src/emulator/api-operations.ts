@@ -19,13 +19,20 @@ export interface OperationOutcome {
   stateAfter?: string;
 }
 
-/** The id checks all three operations share: malformed ids, then an unknown service. */
+/** The organization id is checked before the service id. */
+function invalidIds(params: PathParams): OperationOutcome | undefined {
+  if (!isUuid(params.organizationId)) return { status: 400, error: "Invalid organization id" };
+  if (!isUuid(params.serviceId)) return { status: 400, error: "Invalid service id" };
+  return undefined;
+}
+
+/** The checks all three operations share: malformed ids, then an unknown service. */
 function findService(
   store: ServiceStore,
   params: PathParams,
 ): { stored: StoredService } | { outcome: OperationOutcome } {
-  if (!isUuid(params.organizationId)) return { outcome: { status: 400, error: "Invalid organization id" } };
-  if (!isUuid(params.serviceId)) return { outcome: { status: 400, error: "Invalid service id" } };
+  const invalid = invalidIds(params);
+  if (invalid !== undefined) return { outcome: invalid };
   const stored = store.findInOrganization(params.organizationId, params.serviceId);
   if (stored === undefined) return { outcome: { status: 404, error: "Service not found" } };
   return { stored };
@@ -50,8 +57,9 @@ export function parseCommandBody(body: Buffer): ParsedCommand {
     const reason = body.length === 0 ? "the body is empty" : (error as Error).message;
     return { error: `Invalid JSON body: ${reason}` };
   }
-  if (!isPlainObject(value))
+  if (!isPlainObject(value)) {
     return { error: 'Invalid body: expected a JSON object {"command": "start" | "stop"}' };
+  }
   const command = value.command;
   if (command === undefined) return { error: 'Invalid body: missing "command" (expected "start" or "stop")' };
   if (command === "start" || command === "stop") return { command };
@@ -67,8 +75,8 @@ export function changeState(
   body: Buffer,
   options: { ignoreCommand: boolean },
 ): OperationOutcome {
-  if (!isUuid(params.organizationId)) return { status: 400, error: "Invalid organization id" };
-  if (!isUuid(params.serviceId)) return { status: 400, error: "Invalid service id" };
+  const invalid = invalidIds(params);
+  if (invalid !== undefined) return invalid;
   // The request is checked in full (ids, then body) before the service is looked up.
   const parsed = parseCommandBody(body);
   if ("error" in parsed) return { status: 400, error: parsed.error, command: parsed.command };

@@ -234,6 +234,22 @@ describe("emulator API", () => {
       assert.equal(emulator.service(serviceId)?.state, "running");
     });
 
+    it("answers 400 for a malformed percent-encoding and 413 for an oversized body", async () => {
+      const badEncoding = await call(
+        emulator,
+        "DELETE",
+        `${servicePath}/pipesReversePrivateEndpoints/%E0%A4%A`,
+      );
+      assert.equal(badEncoding.status, 400);
+      assert.match(String(badEncoding.body.error), /malformed percent-encoding/);
+      const huge = await call(emulator, "PATCH", `${servicePath}/state`, {
+        body: { command: "stop", pad: "x".repeat(70_000) },
+      });
+      assert.equal(huge.status, 413);
+      assert.match(String(huge.body.requestId), UUID_V4);
+      assert.equal(emulator.service(serviceId)?.state, "running");
+    });
+
     it("answers 404 after an out-of-band removal", async () => {
       emulator.removeService(serviceId);
       assertErrorEnvelope(await call(emulator, "GET", servicePath), 404, "Service not found");
