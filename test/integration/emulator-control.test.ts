@@ -84,10 +84,10 @@ describe("emulator control surface", () => {
     assert.equal(await apiState(), "stopped");
     await control("POST", `services/${serviceId}/state`, {
       state: "upgrading",
-      then: { state: "running", afterMs: 50 },
+      then: { state: "running", afterMs: 150 },
     });
     assert.equal(await apiState(), "upgrading");
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(await apiState(), "running");
     const invalid = await control("POST", `services/${serviceId}/state`, {
       state: "",

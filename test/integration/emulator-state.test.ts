@@ -127,19 +127,19 @@ describe("emulator state machine", () => {
   }
 
   it("moves on lazily in real time with the default clock", async () => {
-    const realTime = await startEmulator({
-      transitions: { stopping: TRANSITION_MS, starting: TRANSITION_MS },
-    });
+    // Long enough that the GET right after the PATCH lands before the end, even on a busy machine.
+    const realTimeMs = 150;
+    const realTime = await startEmulator({ transitions: { stopping: realTimeMs, starting: realTimeMs } });
     try {
       const serviceId = randomUUID();
       realTime.addService({ organizationId, id: serviceId });
       const path = servicePath(serviceId);
       assert.equal((await send(realTime, "PATCH", `${path}/state`, { command: "stop" })).state, "stopping");
       assert.equal((await send(realTime, "GET", path)).state, "stopping");
-      await new Promise((resolve) => setTimeout(resolve, TRANSITION_MS + 30));
+      await new Promise((resolve) => setTimeout(resolve, realTimeMs + 40));
       assert.equal((await send(realTime, "GET", path)).state, "stopped");
       assert.equal((await send(realTime, "PATCH", `${path}/state`, { command: "start" })).state, "starting");
-      await new Promise((resolve) => setTimeout(resolve, TRANSITION_MS + 30));
+      await new Promise((resolve) => setTimeout(resolve, realTimeMs + 40));
       assert.equal((await send(realTime, "GET", path)).state, "running");
     } finally {
       await realTime.close();
