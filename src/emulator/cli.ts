@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // dbcloud-emulator: serves the emulator until SIGINT/SIGTERM. Exit codes: 0 after a clean stop,
 // 1 if it cannot start (e.g. the port is taken), 2 for a usage or seed file error.
-import { parseCliArgs, CliUsageError, DEFAULT_CLI_RATE_LIMIT, USAGE } from "./cli-args";
+import { type CliArgs, CliUsageError, DEFAULT_CLI_RATE_LIMIT, parseCliArgs, USAGE } from "./cli-args";
 import { formatBanner, type BannerService } from "./cli-banner";
 import { DEFAULT_TRANSITIONS } from "./defaults";
 import { DEFAULT_SEED_SERVICES } from "./default-seed";
@@ -13,7 +13,7 @@ const EXIT_USAGE = 2;
 const EXIT_FAILURE = 1;
 
 async function main(argv: readonly string[]): Promise<void> {
-  let args;
+  let args: CliArgs;
   let seed: SeedFile;
   try {
     args = parseCliArgs(argv);

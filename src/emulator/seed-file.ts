@@ -62,9 +62,17 @@ export function parseSeedFile(text: string): SeedFile {
   }
   if (input.rateLimit !== undefined) seed.rateLimit = readRateLimit(input.rateLimit, "rateLimit", issues);
   if (Array.isArray(input.services)) {
+    const firstIndexOfId = new Map<string, number>();
     input.services.forEach((service, index) => {
       const parsed = readSeedService(service, `services[${index}]`, issues);
-      if (parsed !== undefined) seed.services.push(parsed);
+      if (parsed === undefined) return;
+      seed.services.push(parsed);
+      const id = parsed.id?.toLowerCase();
+      if (id === undefined) return;
+      const first = firstIndexOfId.get(id);
+      if (first !== undefined)
+        issues.add(`services[${index}].id`, `repeats services[${first}].id (${parsed.id})`);
+      else firstIndexOfId.set(id, index);
     });
   } else {
     issues.add("services", `must be an array of services, got ${formatValue(input.services)}`);

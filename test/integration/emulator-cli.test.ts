@@ -253,6 +253,19 @@ describe("emulator CLI", function () {
         /rateLimit.windowMs must be a number of milliseconds > 0/.test(error.message) &&
         /services\[0\]\.reversePrivateEndpointIds\[0\] must be a non-empty string/.test(error.message),
     );
+    const repeated = join(workDir, "repeated.json");
+    const organizationId = "6a0e3b3c-1f2d-4c5e-9a7b-8c9d0e1f2a3b";
+    const id = "1b2c3d4e-5f60-4718-89a0-b1c2d3e4f506";
+    writeFileSync(
+      repeated,
+      JSON.stringify({
+        services: [
+          { organizationId, id },
+          { organizationId, id },
+        ],
+      }),
+    );
+    assert.throws(() => loadSeedFile(repeated), /services\[1\]\.id repeats services\[0\]\.id/);
     const example = loadSeedFile(resolve(__dirname, "../../examples/emulator-seed.json"));
     assert.ok(example.services.length >= 2);
   });
