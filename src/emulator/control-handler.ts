@@ -56,7 +56,11 @@ export async function handleControlRequest(
 function route(target: ControlTarget, method: string, path: string, body: Buffer): ControlAnswer {
   const segments = path.split("/").map(decodeSegment);
   const [resource, serviceId, sub] = segments;
-  const key = `${method} ${resource}${serviceId === undefined ? "" : "/:id"}${sub === undefined ? "" : `/${sub}`}`;
+  // Longer paths than resource/id/sub name nothing here.
+  const key =
+    segments.length > 3
+      ? "none"
+      : `${method} ${resource}${serviceId === undefined ? "" : "/:id"}${sub === undefined ? "" : `/${sub}`}`;
   switch (key) {
     case "GET services/:id":
       return { status: 200, body: describeOrThrow(target, serviceId) };

@@ -173,5 +173,9 @@ describe("emulator control surface", () => {
     const reply = await control("GET", "nothing-here");
     assert.equal(reply.status, 404);
     assert.match(String(reply.body.error), /No control route/);
+    assert.equal(
+      (await control("POST", `services/${serviceId}/state/extra`, { state: "stopped" })).status,
+      404,
+    );
   });
 });
