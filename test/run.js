@@ -12,7 +12,9 @@ const mocha = new Mocha({ timeout: 60000, reporter: "spec" });
 
 function addDir(dir) {
   if (!fs.existsSync(dir)) return;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of fs
+    .readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) addDir(full);
     else if (entry.name.endsWith(".test.ts")) mocha.addFile(full);
