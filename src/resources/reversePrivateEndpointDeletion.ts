@@ -1,25 +1,19 @@
 import * as pulumi from "@pulumi/pulumi";
-import {
-  configure,
-  reversePrivateEndpointDeletionCheck,
-  reversePrivateEndpointDeletionCreate,
-  reversePrivateEndpointDeletionDelete,
-  reversePrivateEndpointDeletionDiff,
-  reversePrivateEndpointDeletionRead,
-} from "../provider";
+import { lib } from "./lib";
 import { programOrganizationId } from "./programDefaults";
+
 
 /**
  * The provider of ReversePrivateEndpointDeletion: one-line calls into `pulumi-dbcloud/provider`,
  * no credentials captured. No `update`: every input change is a replacement.
  */
 export const reversePrivateEndpointDeletionProvider: pulumi.dynamic.ResourceProvider = {
-  configure: (request) => configure(request),
-  check: (olds, news) => reversePrivateEndpointDeletionCheck(olds, news),
-  diff: (id, olds, news) => reversePrivateEndpointDeletionDiff(id, olds, news),
-  create: (inputs) => reversePrivateEndpointDeletionCreate(inputs),
-  read: (id, props) => reversePrivateEndpointDeletionRead(id, props),
-  delete: (id, props) => reversePrivateEndpointDeletionDelete(id, props),
+  configure: (request) => lib().configure(request),
+  check: (olds, news) => lib().reversePrivateEndpointDeletionCheck(olds, news),
+  diff: (id, olds, news) => lib().reversePrivateEndpointDeletionDiff(id, olds, news),
+  create: (inputs) => lib().reversePrivateEndpointDeletionCreate(inputs),
+  read: (id, props) => lib().reversePrivateEndpointDeletionRead(id, props),
+  delete: (id, props) => lib().reversePrivateEndpointDeletionDelete(id, props),
 };
 
 export interface ReversePrivateEndpointDeletionArgs {

@@ -1,17 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
-import {
-  configure,
-  serviceRunStateCheck,
-  serviceRunStateCreate,
-  serviceRunStateDelete,
-  serviceRunStateDiff,
-  serviceRunStateRead,
-  serviceRunStateUpdate,
-} from "../provider";
+import { lib } from "./lib";
 import type { EndpointOutput } from "./impl/serviceRunState";
 import { programOrganizationId, timeoutFromCustomTimeouts } from "./programDefaults";
 
 export type { EndpointOutput } from "./impl/serviceRunState";
+
 
 /**
  * The provider of ServiceRunState. Each method is a one-line call into `pulumi-dbcloud/provider`
@@ -19,13 +12,13 @@ export type { EndpointOutput } from "./impl/serviceRunState";
  * credentials: they come from the stack config (`configure`) or the environment at run time.
  */
 export const serviceRunStateProvider: pulumi.dynamic.ResourceProvider = {
-  configure: (request) => configure(request),
-  check: (olds, news) => serviceRunStateCheck(olds, news),
-  diff: (id, olds, news) => serviceRunStateDiff(id, olds, news),
-  create: (inputs) => serviceRunStateCreate(inputs),
-  read: (id, props) => serviceRunStateRead(id, props),
-  update: (id, olds, news) => serviceRunStateUpdate(id, olds, news),
-  delete: (id, props) => serviceRunStateDelete(id, props),
+  configure: (request) => lib().configure(request),
+  check: (olds, news) => lib().serviceRunStateCheck(olds, news),
+  diff: (id, olds, news) => lib().serviceRunStateDiff(id, olds, news),
+  create: (inputs) => lib().serviceRunStateCreate(inputs),
+  read: (id, props) => lib().serviceRunStateRead(id, props),
+  update: (id, olds, news) => lib().serviceRunStateUpdate(id, olds, news),
+  delete: (id, props) => lib().serviceRunStateDelete(id, props),
 };
 
 export interface ServiceRunStateArgs {

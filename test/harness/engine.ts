@@ -96,7 +96,13 @@ export class EngineStack {
         const started = Date.now();
         const base = { name: resource.name, type: resource.type };
         const old = this.entries.get(resource.urn);
-        const checked = await this.host.check(resource.urn, old?.inputs ?? {}, resource.inputs);
+        // The host answers Configure with acceptSecrets=false, so the engine strips secret markers
+        // from every call it makes, Check included.
+        const checked = await this.host.check(
+          resource.urn,
+          old?.inputs ?? {},
+          stripSecrets(resource.inputs) as Props,
+        );
         if (checked.failures.length)
           return { ...base, kind: "check-failed", failures: checked.failures, ms: Date.now() - started };
         if (!old) return { ...base, kind: "create", ms: Date.now() - started };
@@ -135,7 +141,13 @@ export class EngineStack {
     const started = Date.now();
     const base = { name: resource.name, type: resource.type };
     const old = this.entries.get(resource.urn);
-    const checked = await this.host.check(resource.urn, old?.inputs ?? {}, resource.inputs);
+    // The host answers Configure with acceptSecrets=false, so the engine strips secret markers
+    // from every call it makes, Check included.
+    const checked = await this.host.check(
+      resource.urn,
+      old?.inputs ?? {},
+      stripSecrets(resource.inputs) as Props,
+    );
     if (checked.failures.length)
       return { ...base, kind: "check-failed", failures: checked.failures, ms: Date.now() - started };
     const inputs = stripSecrets(checked.inputs) as Props;

@@ -121,8 +121,13 @@ export async function startProviderHost(options: {
   function call<T>(method: string, request: unknown, map: (response: any) => T): Promise<T> {
     return new Promise((resolve, reject) => {
       client[method](request, (error: any, response: any) => {
-        if (error) reject(new HostCallError(String(error.details ?? error.message), initFailureOf(error)));
-        else resolve(map(response));
+        // Anything thrown in here would be swallowed by grpc and leave the call hanging.
+        try {
+          if (error) reject(new HostCallError(String(error.details ?? error.message), initFailureOf(error)));
+          else resolve(map(response));
+        } catch (failure) {
+          reject(failure);
+        }
       });
     });
   }
