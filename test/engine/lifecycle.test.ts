@@ -289,9 +289,6 @@ describe("engine: check failures, init failures and secrets through the real hos
       new ServiceRunState("secretive", { serviceId: pulumi.secret(SERVICE), state: "running" });
     });
     assert.equal(resources[0].providerIsSecret, false, "a secret input does not make the provider secret");
-    const stack = new EngineStack(host, {
-      config: { ...baseConfig(emulator), "dbcloud:apiKeySecret": "wrong-secret-value-123" },
-    });
     // A host configured once per provider text: the wrong secret only applies to a new host.
     const other = await startProviderHost({
       cwd: ROOT,
