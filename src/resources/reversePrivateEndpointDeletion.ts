@@ -1,7 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
-import { lib } from "./lib";
+import type * as ProviderModule from "../provider";
 import { programOrganizationId } from "./programDefaults";
 
+/** The implementation, loaded by package name when a method runs: see serviceRunState.ts. */
+function lib(): typeof ProviderModule {
+  return require("pulumi-dbcloud/provider");
+}
 
 /**
  * The provider of ReversePrivateEndpointDeletion: one-line calls into `pulumi-dbcloud/provider`,

@@ -1,10 +1,25 @@
 import * as pulumi from "@pulumi/pulumi";
-import { lib } from "./lib";
+import type * as ProviderModule from "../provider";
 import type { EndpointOutput } from "./impl/serviceRunState";
 import { programOrganizationId, timeoutFromCustomTimeouts } from "./programDefaults";
 
 export type { EndpointOutput } from "./impl/serviceRunState";
 
+/**
+ * The implementation, loaded by package name when a provider method runs. Kept in this file on
+ * purpose: a helper imported from another module would be captured as that module, by
+ * reference, and only `pulumi-dbcloud/provider` is an exported subpath.
+ *
+ * Serialized, each provider method is then one line naming `pulumi-dbcloud/provider`: about
+ * 2 KB per resource in the state, the same text whether the program imports the package from
+ * npm or from this repository (which links itself into node_modules), and destroy or refresh of
+ * an old stack runs the installed version rather than a frozen copy. Letting Pulumi capture the
+ * implementation by value instead made the provider 64 to 77 KB, and a failed create carrying
+ * it as `__provider` exceeded gRPC's 64 KB header block: the host never answered.
+ */
+function lib(): typeof ProviderModule {
+  return require("pulumi-dbcloud/provider");
+}
 
 /**
  * The provider of ServiceRunState. Each method is a one-line call into `pulumi-dbcloud/provider`
