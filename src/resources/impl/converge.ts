@@ -90,8 +90,9 @@ export function describeService(service: Service | undefined, serviceId: string)
   return service?.name ? `service "${service.name}" (${short})` : `service ${short}`;
 }
 
+/** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */
 function seconds(ms: number): string {
-  return `${Math.round(ms / 1000)}s`;
+  return ms < 10_000 ? `${Number((ms / 1000).toFixed(1))}s` : `${Math.round(ms / 1000)}s`;
 }
 
 /**
