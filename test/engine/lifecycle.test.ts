@@ -180,7 +180,7 @@ describe("engine: the example stack through the real provider host", function ()
       lines.join("\n"),
     );
     assert.ok(
-      lines.some((l) => /service "analytics" .*: stopping, target stopped, \d+s elapsed/.test(l)),
+      lines.some((l) => /service "analytics" .*: stopping, target stopped, [\d.]+s elapsed/.test(l)),
       `a progress line naming the service, state, target and elapsed time:\n${lines.join("\n")}`,
     );
     resources = stopped;

@@ -89,6 +89,14 @@ export class EngineStack {
     return JSON.stringify(this.state());
   }
 
+  /**
+   * Check against the last inputs. The host answers Configure with acceptSecrets=false, so the
+   * engine strips secret markers from every call it makes, Check included.
+   */
+  private check(resource: CapturedResource, old: StateEntry | undefined) {
+    return this.host.check(resource.urn, old?.inputs ?? {}, stripSecrets(resource.inputs) as Props);
+  }
+
   async preview(resources: CapturedResource[]): Promise<OperationResult> {
     await this.ensureConfigured();
     const steps = await Promise.all(
@@ -96,13 +104,7 @@ export class EngineStack {
         const started = Date.now();
         const base = { name: resource.name, type: resource.type };
         const old = this.entries.get(resource.urn);
-        // The host answers Configure with acceptSecrets=false, so the engine strips secret markers
-        // from every call it makes, Check included.
-        const checked = await this.host.check(
-          resource.urn,
-          old?.inputs ?? {},
-          stripSecrets(resource.inputs) as Props,
-        );
+        const checked = await this.check(resource, old);
         if (checked.failures.length)
           return { ...base, kind: "check-failed", failures: checked.failures, ms: Date.now() - started };
         if (!old) return { ...base, kind: "create", ms: Date.now() - started };
@@ -141,13 +143,7 @@ export class EngineStack {
     const started = Date.now();
     const base = { name: resource.name, type: resource.type };
     const old = this.entries.get(resource.urn);
-    // The host answers Configure with acceptSecrets=false, so the engine strips secret markers
-    // from every call it makes, Check included.
-    const checked = await this.host.check(
-      resource.urn,
-      old?.inputs ?? {},
-      stripSecrets(resource.inputs) as Props,
-    );
+    const checked = await this.check(resource, old);
     if (checked.failures.length)
       return { ...base, kind: "check-failed", failures: checked.failures, ms: Date.now() - started };
     const inputs = stripSecrets(checked.inputs) as Props;

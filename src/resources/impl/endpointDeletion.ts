@@ -1,6 +1,6 @@
 import { AuthenticationError, PermissionDeniedError } from "../../api/errors";
 import { consoleLog, defaultOrganizationId, providerContext } from "./context";
-import { checkFields, endpointIdField, uuidField, UNKNOWN_VALUE, type CheckFailure } from "./inputs";
+import { checkInputs, endpointIdField, uuidField, UNKNOWN_VALUE, type CheckFailure } from "./inputs";
 import { isGone } from "./outcomes";
 
 /** The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
@@ -24,17 +24,7 @@ function fieldSchemas() {
 }
 
 export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
-  const inputs: Props = { ...news, organizationId: news.organizationId ?? defaultOrganizationId() };
-  if (inputs.organizationId === undefined) delete inputs.organizationId;
-  const failures = checkFields(inputs, fieldSchemas());
-  for (const failure of failures) {
-    if (failure.property === "organizationId" && inputs.organizationId === undefined) {
-      failure.reason =
-        "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
-        "or environment variable DBCLOUD_ORGANIZATION_ID";
-    }
-  }
-  return { inputs, failures };
+  return checkInputs(news, fieldSchemas(), { organizationId: defaultOrganizationId() });
 }
 
 /** Any id change is a replacement: the old endpoint is deleted when its resource goes. */

@@ -54,3 +54,27 @@ export function checkFields(news: Record<string, unknown>, fields: FieldSchemas)
 export function anyUnknown(news: Record<string, unknown>, names: string[]): boolean {
   return names.some((name) => news[name] === UNKNOWN_VALUE);
 }
+
+/**
+ * The check of both resources: `organizationId` falls back to the configured default, the
+ * given defaults fill absent options, then every field is validated on its own.
+ */
+export function checkInputs(
+  news: Record<string, unknown>,
+  fields: FieldSchemas,
+  defaults: { organizationId: string | undefined } & Record<string, unknown>,
+): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+  const inputs: Record<string, unknown> = { ...news };
+  for (const [key, value] of Object.entries(defaults)) {
+    if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
+  }
+  const failures = checkFields(inputs, fields);
+  for (const failure of failures) {
+    if (failure.property === "organizationId" && inputs.organizationId === undefined) {
+      failure.reason =
+        "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
+        "or environment variable DBCLOUD_ORGANIZATION_ID";
+    }
+  }
+  return { inputs, failures };
+}

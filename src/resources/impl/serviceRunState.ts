@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Service } from "../../api/schemas";
 import { converge, ConvergeError, describeService } from "./converge";
 import { consoleLog, defaultOrganizationId, providerContext } from "./context";
-import { checkFields, uuidField, UNKNOWN_VALUE, type CheckFailure } from "./inputs";
+import { checkInputs, uuidField, UNKNOWN_VALUE, type CheckFailure } from "./inputs";
 import { isGone, resourceInitError } from "./outcomes";
 import { satisfies, type DesiredState } from "./stateTable";
 
@@ -57,22 +57,11 @@ function fieldSchemas() {
 }
 
 export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
-  const inputs: Props = {
-    ...news,
-    organizationId: news.organizationId ?? defaultOrganizationId(),
-    timeoutSeconds: news.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-    waitForState: news.waitForState ?? true,
-  };
-  if (inputs.organizationId === undefined) delete inputs.organizationId;
-  const failures = checkFields(inputs, fieldSchemas());
-  for (const failure of failures) {
-    if (failure.property === "organizationId" && inputs.organizationId === undefined) {
-      failure.reason =
-        "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
-        "or environment variable DBCLOUD_ORGANIZATION_ID";
-    }
-  }
-  return { inputs, failures };
+  return checkInputs(news, fieldSchemas(), {
+    organizationId: defaultOrganizationId(),
+    timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+    waitForState: true,
+  });
 }
 
 export async function diff(_id: string, olds: Props, news: Props) {
