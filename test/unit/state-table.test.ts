@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { decide, KNOWN_STATES, satisfies, type Decision } from "../../src/resources/impl/stateTable";
+
+// The state table of the README and design, row by row: observed state x desired state.
+const TABLE: [
+  string,
+  Decision["action"] | "wait:transition" | "wait:conflicting" | "wait:unknown",
+  string,
+][] = [
+  // state, desired running, desired stopped
+  ["running", "satisfied", "stop"],
+  ["idle", "satisfied", "stop"],
+  ["degraded", "satisfied", "stop"],
+  ["stopped", "start", "satisfied"],
+  ["starting", "wait:transition", "wait:conflicting"],
+  ["awaking", "wait:transition", "wait:conflicting"],
+  ["provisioning", "wait:transition", "wait:conflicting"],
+  ["partially_running", "wait:transition", "wait:conflicting"],
+  ["stopping", "wait:conflicting", "wait:transition"],
+  ["terminating", "fail", "fail"],
+  ["terminated", "fail", "fail"],
+  ["failed", "fail", "fail"],
+  ["softdeleting", "fail", "fail"],
+  ["softdeleted", "fail", "fail"],
+  ["upgrading", "wait:unknown", "wait:unknown"],
+  ["", "wait:unknown", "wait:unknown"],
+];
+
+function label(decision: Decision): string {
+  if (decision.action !== "wait") return decision.action;
+  return decision.reason === "conflicting-transition" ? "wait:conflicting" : `wait:${decision.reason}`;
+}
+
+describe("state table", () => {
+  for (const [state, running, stopped] of TABLE) {
+    it(`${state || "(no state)"}: running → ${running}, stopped → ${stopped}`, () => {
+      assert.equal(label(decide(state, "running")), running);
+      assert.equal(label(decide(state, "stopped")), stopped);
+    });
+  }
+
+  it("covers every state it knows", () => {
+    for (const state of KNOWN_STATES)
+      assert.ok(
+        TABLE.some(([s]) => s === state),
+        state,
+      );
+  });
+
+  it("warns on degraded and only there", () => {
+    for (const [state] of TABLE) {
+      const decision = decide(state, "running");
+      const warned = decision.action === "satisfied" && decision.warning !== undefined;
+      assert.equal(warned, state === "degraded", state);
+    }
+  });
+
+  it("explains terminal states with the state and the target", () => {
+    const decision = decide("softdeleted", "running");
+    assert.equal(decision.action, "fail");
+    assert.match((decision as { reason: string }).reason, /softdeleted.*cannot be made running/);
+  });
+
+  it("satisfies() agrees with the table, and an unknown observed state satisfies nothing", () => {
+    assert.equal(satisfies("idle", "running"), true);
+    assert.equal(satisfies("degraded", "running"), true);
+    assert.equal(satisfies("stopped", "running"), false);
+    assert.equal(satisfies("stopped", "stopped"), true);
+    assert.equal(satisfies("idle", "stopped"), false);
+    assert.equal(satisfies(undefined, "running"), false);
+    assert.equal(satisfies("upgrading", "stopped"), false);
+  });
+});
