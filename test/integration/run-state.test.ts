@@ -1,0 +1,407 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import * as provider from "../../src/provider";
+import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
+
+/*
+ * ServiceRunState's provider functions, called as the host calls them, against the emulator
+ * over real HTTP. Transitions last a few hundred ms and the provider's waits are scaled down
+ * (DBCLOUD_TIME_SCALE), so each scenario runs like a real one, in well under a second.
+ */
+
+type Props = Record<string, unknown>;
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const PROVIDER_TEXT = "serialized-provider-text";
+
+describe("ServiceRunState against the emulator", function () {
+  this.timeout(30_000);
+  let fixture: ProviderFixture;
+  let stdout: string[];
+  let stderr: string[];
+  const original = { log: console.log, error: console.error };
+
+  beforeEach(async () => {
+    fixture = await startProviderFixture({ transitions: { starting: 150, stopping: 150, awaking: 100 } });
+    stdout = [];
+    stderr = [];
+    console.log = (line: string) => stdout.push(String(line));
+    console.error = (line: string) => stderr.push(String(line));
+  });
+
+  afterEach(async () => {
+    console.log = original.log;
+    console.error = original.error;
+    await fixture.close();
+  });
+
+  function seed(state: string, then?: { state: string; afterMs: number }): string {
+    const id = randomUUID();
+    fixture.emulator.addService({ organizationId: fixture.organizationId, id, name: "analytics", state });
+    if (then) fixture.emulator.setState(id, state, then);
+    return id;
+  }
+
+  async function checked(news: Props): Promise<Props> {
+    const { inputs, failures } = await provider.serviceRunStateCheck(
+      {},
+      { __provider: PROVIDER_TEXT, ...news },
+    );
+    assert.deepEqual(failures, []);
+    return inputs;
+  }
+
+  /** The emulator's log for one service, as `GET`, `PATCH start`, ... */
+  const requests = (id: string) =>
+    fixture.emulator.requests
+      .filter((r) => r.serviceId === id)
+      .map((r) => (r.method === "PATCH" ? `PATCH ${r.command}` : r.method));
+  /** Commands the server accepted (a rate-limited PATCH is logged before its body is read). */
+  const patches = (id: string) =>
+    fixture.emulator.requests
+      .filter((r) => r.serviceId === id && r.method === "PATCH" && r.status === 200)
+      .map((r) => `PATCH ${r.command}`);
+
+  describe("every API state x both targets", () => {
+    const settles: Record<string, string> = {
+      starting: "running",
+      awaking: "running",
+      provisioning: "running",
+      partially_running: "running",
+      stopping: "stopped",
+    };
+    const cases: [string, "running" | "stopped", string[] | RegExp][] = [
+      ["running", "running", []],
+      ["idle", "running", []],
+      ["degraded", "running", []],
+      ["stopped", "running", ["PATCH start"]],
+      ["running", "stopped", ["PATCH stop"]],
+      ["idle", "stopped", ["PATCH stop"]],
+      ["degraded", "stopped", ["PATCH stop"]],
+      ["stopped", "stopped", []],
+      ["starting", "running", []],
+      ["awaking", "running", []],
+      ["provisioning", "running", []],
+      ["partially_running", "running", []],
+      ["starting", "stopped", ["PATCH stop"]],
+      ["awaking", "stopped", ["PATCH stop"]],
+      ["provisioning", "stopped", ["PATCH stop"]],
+      ["partially_running", "stopped", ["PATCH stop"]],
+      ["stopping", "running", ["PATCH start"]],
+      ["stopping", "stopped", []],
+      ["terminating", "running", /terminating: it cannot be made running/],
+      ["terminated", "stopped", /terminated: it cannot be made stopped/],
+      ["failed", "running", /failed: it cannot be made running/],
+      ["softdeleting", "stopped", /softdeleting/],
+      ["softdeleted", "running", /softdeleted/],
+    ];
+    for (const [state, target, expected] of cases) {
+      it(`${state} → ${target}: ${expected instanceof RegExp ? "clear error, no command" : expected.join(", ") || "no command"}`, async () => {
+        const id = seed(state, settles[state] ? { state: settles[state], afterMs: 150 } : undefined);
+        const inputs = await checked({ serviceId: id, state: target });
+        if (expected instanceof RegExp) {
+          await assert.rejects(provider.serviceRunStateCreate(inputs), expected);
+          assert.deepEqual(requests(id), ["GET"]);
+          return;
+        }
+        const { id: resourceId, outs } = await provider.serviceRunStateCreate(inputs);
+        assert.equal(resourceId, id);
+        assert.deepEqual(patches(id), expected);
+        assert.equal(requests(id)[0], "GET", "GET first");
+        const settled = target === "running" ? ["running", "idle", "degraded"] : ["stopped"];
+        assert.ok(settled.includes(outs.observedState), `observed ${outs.observedState}`);
+        assert.equal(fixture.emulator.service(id)?.state, outs.observedState);
+      });
+    }
+
+    it("an unknown state: waits, then fails at the deadline naming it, no command", async () => {
+      const id = seed("upgrading");
+      const inputs = await checked({ serviceId: id, state: "running", timeoutSeconds: 0.3 });
+      await assert.rejects(
+        provider.serviceRunStateCreate(inputs),
+        /it is upgrading \(a state this provider does not know\)/,
+      );
+      assert.ok(requests(id).length > 1, "it polled");
+      assert.deepEqual(patches(id), []);
+    });
+  });
+
+  it("stop, then start, in sequence through update", async () => {
+    const id = seed("running");
+    const created = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "stopped" }));
+    assert.equal(created.outs.observedState, "stopped");
+    const news = await checked({ serviceId: id, state: "running" });
+    const diff = await provider.serviceRunStateDiff(id, created.outs as unknown as Props, news);
+    assert.equal(diff.changes, true);
+    assert.deepEqual(diff.replaces, []);
+    const updated = await provider.serviceRunStateUpdate(id, created.outs as unknown as Props, news);
+    assert.equal(updated.outs.observedState, "running");
+    assert.deepEqual(patches(id), ["PATCH stop", "PATCH start"]);
+  });
+
+  it("idle counts as running: satisfied with no command, and is not drift", async () => {
+    const id = seed("idle");
+    const { outs } = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
+    assert.equal(outs.observedState, "idle");
+    const diff = await provider.serviceRunStateDiff(
+      id,
+      outs as unknown as Props,
+      await checked({ serviceId: id, state: "running" }),
+    );
+    assert.equal(diff.changes, false);
+    assert.deepEqual(requests(id), ["GET"]);
+  });
+
+  it("degraded counts as running, with a warning on stderr", async () => {
+    const id = seed("degraded");
+    await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
+    assert.ok(
+      stderr.some((l) => /warning: service "analytics" .*degraded/.test(l)),
+      stderr.join("\n"),
+    );
+    assert.deepEqual(patches(id), []);
+  });
+
+  it("visibility lag after the command: exactly one start, and it converges", async () => {
+    fixture.emulator.setVisibilityLag(200);
+    const id = seed("stopped");
+    const { outs } = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
+    assert.equal(outs.observedState, "running");
+    assert.deepEqual(patches(id), ["PATCH start"]);
+  });
+
+  it("a command the server lost is sent once more after the grace period", async () => {
+    const id = seed("stopped");
+    fixture.emulator.injectFault({ route: "changeState", ignoreCommand: true, times: 1 });
+    const { outs } = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
+    assert.equal(outs.observedState, "running");
+    assert.deepEqual(patches(id), ["PATCH start", "PATCH start"]);
+    assert.ok(stdout.some((l) => /sending it again/.test(l)));
+  });
+
+  it("a deadline passed after the command records the resource; the next update carries on without a second start", async () => {
+    fixture.emulator.setTransitions({ starting: 600 });
+    const id = seed("stopped");
+    const inputs = await checked({ serviceId: id, state: "running", timeoutSeconds: 0.2 });
+    let recorded: { id: string; properties: Props; reasons: string[] } | undefined;
+    try {
+      await provider.serviceRunStateCreate(inputs);
+    } catch (error) {
+      recorded = error as typeof recorded;
+    }
+    assert.ok(recorded, "create failed");
+    assert.equal(recorded.id, id);
+    assert.equal(recorded.properties.__provider, PROVIDER_TEXT);
+    assert.equal(recorded.properties.observedState, "starting");
+    assert.equal(recorded.properties.state, "running");
+    assert.match(recorded.reasons[0], /Timed out .*after sending start.*the resource is recorded/);
+
+    while (fixture.emulator.service(id)?.state !== "running") await new Promise((r) => setTimeout(r, 50));
+    const diff = await provider.serviceRunStateDiff(id, recorded.properties, inputs);
+    assert.equal(diff.changes, true, "observed starting does not satisfy running: update");
+    const { outs } = await provider.serviceRunStateUpdate(id, recorded.properties, inputs);
+    assert.equal(outs.observedState, "running");
+    assert.deepEqual(patches(id), ["PATCH start"]);
+  });
+
+  it("refresh after an out-of-band flip shows drift, and the update converges back", async () => {
+    const id = seed("stopped");
+    const inputs = await checked({ serviceId: id, state: "running" });
+    const { outs } = await provider.serviceRunStateCreate(inputs);
+    fixture.emulator.setState(id, "stopped");
+    const read = await provider.serviceRunStateRead(id, outs as unknown as Props);
+    assert.equal(read.id, id);
+    assert.equal(read.props.observedState, "stopped");
+    const diff = await provider.serviceRunStateDiff(id, read.props, inputs);
+    assert.equal(diff.changes, true);
+    const { outs: after } = await provider.serviceRunStateUpdate(id, read.props, inputs);
+    assert.equal(after.observedState, "running");
+    assert.deepEqual(patches(id), ["PATCH start", "PATCH start"]);
+  });
+
+  it("read of a service that is gone (404) returns an empty id", async () => {
+    const id = seed("running");
+    const { outs } = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
+    fixture.emulator.removeService(id);
+    const read = await provider.serviceRunStateRead(id, outs as unknown as Props);
+    assert.equal(read.id, "");
+  });
+
+  describe("diff", () => {
+    const outs = (over: Props = {}): Props => ({
+      organizationId: "11111111-1111-4111-8111-111111111111",
+      serviceId: "22222222-2222-4222-8222-222222222222",
+      state: "running",
+      timeoutSeconds: 1200,
+      waitForState: true,
+      observedState: "running",
+      ...over,
+    });
+    const news = (over: Props = {}): Props => {
+      const { observedState: _observed, ...inputs } = outs(over);
+      return inputs;
+    };
+
+    it("replaces on organizationId or serviceId change", async () => {
+      const d = await provider.serviceRunStateDiff(
+        "x",
+        outs(),
+        news({ serviceId: "33333333-3333-4333-8333-333333333333" }),
+      );
+      assert.deepEqual(d.replaces, ["serviceId"]);
+      const o = await provider.serviceRunStateDiff(
+        "x",
+        outs(),
+        news({ organizationId: "44444444-4444-4444-8444-444444444444" }),
+      );
+      assert.deepEqual(o.replaces, ["organizationId"]);
+    });
+
+    it("updates on a desired state change, and not at all when converged", async () => {
+      assert.equal(
+        (await provider.serviceRunStateDiff("x", outs(), news({ state: "stopped" }))).changes,
+        true,
+      );
+      assert.equal((await provider.serviceRunStateDiff("x", outs(), news())).changes, false);
+    });
+
+    it("treats unknown values as possible changes", async () => {
+      const d = await provider.serviceRunStateDiff("x", outs(), news({ serviceId: UNKNOWN, state: UNKNOWN }));
+      assert.equal(d.changes, true);
+      assert.deepEqual(d.replaces, ["serviceId"]);
+    });
+
+    it("an option-only change is an update that makes no API call", async () => {
+      const id = seed("running");
+      const { outs: created } = await provider.serviceRunStateCreate(
+        await checked({ serviceId: id, state: "running" }),
+      );
+      fixture.emulator.clearRequests();
+      const changed = await checked({
+        serviceId: id,
+        state: "running",
+        timeoutSeconds: 60,
+        waitForState: false,
+      });
+      assert.equal(
+        (await provider.serviceRunStateDiff(id, created as unknown as Props, changed)).changes,
+        true,
+      );
+      const { outs: updated } = await provider.serviceRunStateUpdate(
+        id,
+        created as unknown as Props,
+        changed,
+      );
+      assert.equal(updated.timeoutSeconds, 60);
+      assert.equal(updated.waitForState, false);
+      assert.equal(updated.serviceName, "analytics");
+      assert.equal(fixture.emulator.requests.length, 0);
+    });
+  });
+
+  describe("check", () => {
+    it("reports every bad input with its property, before any request", async () => {
+      const { failures } = await provider.serviceRunStateCheck(
+        {},
+        { organizationId: "org", serviceId: "x", state: "paused", timeoutSeconds: -1, waitForState: "yes" },
+      );
+      assert.deepEqual(failures.map((f) => f.property).sort(), [
+        "organizationId",
+        "serviceId",
+        "state",
+        "timeoutSeconds",
+        "waitForState",
+      ]);
+      assert.match(
+        failures.find((f) => f.property === "state")!.reason,
+        /"running" or "stopped" \(got "paused"\)/,
+      );
+      assert.equal(fixture.emulator.requests.length, 0);
+    });
+
+    it("rejects a zero or a huge timeout, and a missing state", async () => {
+      for (const timeoutSeconds of [0, 100_000]) {
+        const { failures } = await provider.serviceRunStateCheck(
+          {},
+          { serviceId: randomUUID(), state: "running", timeoutSeconds },
+        );
+        assert.deepEqual(
+          failures.map((f) => f.property),
+          ["timeoutSeconds"],
+        );
+      }
+      const { failures } = await provider.serviceRunStateCheck({}, { serviceId: randomUUID() });
+      assert.deepEqual(failures, [{ property: "state", reason: "state is required" }]);
+    });
+
+    it("fills the defaults: timeout 1200, waitForState true, organizationId from the configuration", async () => {
+      const { inputs } = await provider.serviceRunStateCheck(
+        {},
+        { serviceId: randomUUID(), state: "running" },
+      );
+      assert.equal(inputs.timeoutSeconds, 1200);
+      assert.equal(inputs.waitForState, true);
+      assert.equal(inputs.organizationId, fixture.organizationId);
+    });
+
+    it("lets values unknown during preview pass", async () => {
+      const { failures } = await provider.serviceRunStateCheck(
+        {},
+        { serviceId: UNKNOWN, state: UNKNOWN, organizationId: UNKNOWN },
+      );
+      assert.deepEqual(failures, []);
+    });
+  });
+
+  it("waitForState false: one command, and it returns with the transitional state", async () => {
+    const id = seed("stopped");
+    const { outs } = await provider.serviceRunStateCreate(
+      await checked({ serviceId: id, state: "running", waitForState: false }),
+    );
+    assert.equal(outs.observedState, "starting");
+    assert.deepEqual(requests(id), ["GET", "PATCH start"]);
+  });
+
+  it("delete leaves the service as it is: no API call, and a line says so", async () => {
+    const id = seed("running");
+    const { outs } = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
+    fixture.emulator.clearRequests();
+    await provider.serviceRunStateDelete(id, outs as unknown as Props);
+    assert.equal(fixture.emulator.requests.length, 0);
+    assert.ok(
+      stdout.some((l) => /removed from the stack; the service is left running \(no API call\)/.test(l)),
+    );
+    assert.equal(fixture.emulator.service(id)?.state, "running");
+  });
+
+  it("outputs carry the service details and never an undefined value", async () => {
+    const id = seed("stopped");
+    const { outs } = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
+    assert.equal(outs.serviceName, "analytics");
+    assert.ok(outs.databaseVersion.length > 0);
+    assert.ok(outs.endpoints.length > 0 && outs.endpoints.every((e) => e.host && e.port > 0));
+    const walk = (value: unknown, path: string): void => {
+      assert.notEqual(value, undefined, `${path} is undefined`);
+      if (value && typeof value === "object")
+        for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`);
+    };
+    walk(outs, "outs");
+  });
+
+  it("retries through two 503s on GET, and converges under a tight server rate limit", async () => {
+    const id = seed("stopped");
+    fixture.emulator.injectFault({ route: "getService", status: 503, times: 2 });
+    fixture.emulator.setRateLimit({ requests: 3, windowMs: 1_000 });
+    const { outs } = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
+    assert.equal(outs.observedState, "running");
+    const log = fixture.emulator.requests.filter((r) => r.serviceId === id || r.status === 429);
+    assert.deepEqual(
+      log.slice(0, 3).map((r) => r.status),
+      [503, 503, 200],
+    );
+    assert.ok(
+      log.some((r) => r.status === 429),
+      "the server's limit was hit and survived",
+    );
+    assert.deepEqual(patches(id), ["PATCH start"]);
+  });
+});
