@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { startEmulator, type Emulator } from "../../src/emulator";
+import { sendToEmulator } from "../helpers/emulatorHttp";
 
 interface Reply {
   status: number;
@@ -30,14 +31,7 @@ describe("emulator control surface", () => {
   }
 
   async function api(method: string, path: string, body?: unknown): Promise<Reply> {
-    const response = await fetch(`${emulator.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Basic ${Buffer.from(`${emulator.keyId}:${emulator.keySecret}`).toString("base64")}`,
-        "content-type": "application/json",
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const response = await sendToEmulator(emulator, method, path, body);
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
   const apiState = async () => ((await api("GET", servicePath)).body.result as { state: string }).state;

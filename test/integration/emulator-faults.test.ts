@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator";
+import { sendToEmulator } from "../helpers/emulatorHttp";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -30,14 +31,7 @@ describe("emulator faults", () => {
   afterEach(() => emulator.close());
 
   async function call(method: string, path: string, body?: unknown): Promise<Reply> {
-    const response = await fetch(`${emulator.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Basic ${Buffer.from(`${emulator.keyId}:${emulator.keySecret}`).toString("base64")}`,
-        "content-type": "application/json",
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const response = await sendToEmulator(emulator, method, path, body);
     return { status: response.status, headers: response.headers, text: await response.text() };
   }
   const stop = () => call("PATCH", statePath, { command: "stop" });

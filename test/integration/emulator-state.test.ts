@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { startEmulator, type Emulator } from "../../src/emulator";
+import { sendToEmulator } from "../helpers/emulatorHttp";
 
 const TRANSITION_MS = 50;
 
@@ -12,16 +13,8 @@ interface StateReply {
   error?: string;
 }
 
-function authorization(emulator: Emulator): string {
-  return `Basic ${Buffer.from(`${emulator.keyId}:${emulator.keySecret}`).toString("base64")}`;
-}
-
 async function send(emulator: Emulator, method: string, path: string, body?: unknown): Promise<StateReply> {
-  const response = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: { authorization: authorization(emulator), "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const response = await sendToEmulator(emulator, method, path, body);
   const envelope = (await response.json()) as { result?: { state: string }; error?: string };
   return { status: response.status, state: envelope.result?.state, error: envelope.error };
 }
