@@ -20,7 +20,11 @@ function addDir(dir) {
     else if (entry.name.endsWith(".test.ts")) mocha.addFile(full);
   }
 }
-for (const suite of suites) addDir(path.join(__dirname, suite));
+// Arguments are suites (unit, integration, engine) or single test files.
+for (const suite of suites) {
+  if (suite.endsWith(".ts")) mocha.addFile(path.resolve(suite));
+  else addDir(path.join(__dirname, suite));
+}
 
 let passed = 0;
 let failed = 0;
