@@ -5,7 +5,8 @@
  * and as ratios, never asserted: these machines are shared and noisy.
  */
 import { randomUUID } from "node:crypto";
-import { ApiClient, closeSharedDispatchers } from "../src/api";
+import { ApiClient } from "../src/api/client";
+import { closeSharedDispatchers } from "../src/api/shared";
 import type { Emulator } from "../src/emulator";
 import { serviceRunStateCheck, serviceRunStateCreate } from "../src/provider";
 import { startProviderFixture, type ProviderFixture } from "../test/helpers/providerFixture";

@@ -1,4 +1,11 @@
-/** pulumi-dbcloud: Pulumi dynamic providers for a database cloud's management API. */
+/**
+ * pulumi-dbcloud: Pulumi dynamic providers for a database cloud's management API.
+ *
+ * The root exports what programs use: the two resources with their argument types and
+ * providers, the API client with its options, results and errors, and the documented defaults.
+ * The local emulator comes from `pulumi-dbcloud/emulator`; the provider implementation from
+ * `pulumi-dbcloud/provider` (loaded by the providers themselves, not by programs).
+ */
 export {
   ServiceRunState,
   serviceRunStateProvider,
@@ -10,22 +17,37 @@ export {
   reversePrivateEndpointDeletionProvider,
   type ReversePrivateEndpointDeletionArgs,
 } from "./resources/reversePrivateEndpointDeletion";
+export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "./provider/serviceRunState";
+export { KNOWN_STATES, type DesiredState } from "./provider/stateTable";
+
 export {
-  KNOWN_STATES,
-  decide,
-  satisfies,
-  type Decision,
-  type DesiredState,
-} from "./resources/impl/stateTable";
-export { DEFAULT_TUNING, type ConvergeTuning } from "./resources/impl/converge";
-export { DEFAULT_TIMEOUT_SECONDS } from "./resources/impl/serviceRunState";
-export * from "./api";
+  ApiClient,
+  DEFAULT_TIMEOUTS,
+  type ApiClientOptions,
+  type ClientStats,
+  type RequestOptions,
+  type ServiceCommand,
+  type ServiceResult,
+} from "./api/client";
 export {
-  startEmulator,
-  type Emulator,
-  type EmulatorOptions,
-  type Fault,
-  type RequestLogEntry,
-  type SeedService,
-  type TransitionTimes,
-} from "./emulator";
+  ApiConnectionError,
+  ApiError,
+  ApiTimeoutError,
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  ConflictError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseValidationError,
+  ServerError,
+  UnprocessableError,
+  type ApiErrorInit,
+} from "./api/errors";
+export { DEFAULT_RATE_LIMIT, type RateBudget, type RateLimit } from "./api/rateBudget";
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./api/retry";
+export type { IpAccessListEntry, Service, ServiceEndpoint } from "./api/schemas";
+export type { Clock } from "./api/clock";
+export type { DispatcherTimeouts } from "./api/shared";
+export { PACKAGE_VERSION } from "./api/version";

@@ -7,9 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { startEmulator, type Emulator, type RequestLogEntry } from "../../src/emulator";
-import { captureProgram } from "../../test/harness/capture";
-import { EngineStack, type OperationResult } from "../../test/harness/engine";
-import { startProviderHost, type ProviderHost } from "../../test/harness/host";
+import { captureProgram } from "../../src/engine-driver/capture";
+import { EngineStack, type OperationResult } from "../../src/engine-driver/stack";
+import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
 
 const SCALE = Number(process.env.DEMO_SCALE ?? 0.1);
 const ROOT = join(__dirname, "..", "..");

@@ -20,13 +20,12 @@ import {
   type AttemptOutcome,
   type RetryPolicy,
 } from "./retry";
-import { sharedBudget, sharedDispatcher, type DispatcherTimeouts } from "./runtime";
+import { sharedBudget, sharedDispatcher, type DispatcherTimeouts } from "./shared";
 import {
   deleteEnvelopeSchema,
   errorEnvelopeSchema,
   formatIssues,
-  serviceSchema,
-  successEnvelopeSchema,
+  serviceEnvelopeSchema,
   type Service,
 } from "./schemas";
 import { USER_AGENT } from "./version";
@@ -132,13 +131,7 @@ export class ApiClient {
     options: RequestOptions = {},
   ): Promise<ServiceResult> {
     const path = `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
-    const { value, requestId } = await this.send(
-      "GET",
-      path,
-      undefined,
-      successEnvelopeSchema(serviceSchema()),
-      options,
-    );
+    const { value, requestId } = await this.send("GET", path, undefined, serviceEnvelopeSchema(), options);
     return { service: value.result, requestId };
   }
 
@@ -157,7 +150,7 @@ export class ApiClient {
       "PATCH",
       path,
       { command },
-      successEnvelopeSchema(serviceSchema()),
+      serviceEnvelopeSchema(),
       options,
     );
     return { service: value.result, requestId };

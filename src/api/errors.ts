@@ -13,21 +13,6 @@ export interface ApiErrorInit {
   path: string;
   headers?: Record<string, string>;
   cause?: unknown;
-  /** The class name, set by each subclass (constructor names do not survive serialization). */
-  name?: string;
-}
-
-/**
- * Finishes an Error subclass instance. Needed because in-repo programs capture this module *by
- * value*, and Pulumi's closure serializer rewrites `super(...)` into `Error.call(this, ...)`,
- * which sets neither the message nor the stack; implicit subclass constructors also lose their
- * arguments there, so every subclass below has an explicit one.
- */
-function finishError(error: Error, name: string, message: string, cause: unknown): void {
-  error.name = name;
-  error.message = message;
-  if (cause !== undefined) (error as { cause?: unknown }).cause = cause;
-  if (!Object.prototype.hasOwnProperty.call(error, "stack")) Error.captureStackTrace?.(error);
 }
 
 export class ApiError extends Error {
@@ -44,8 +29,8 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(init: ApiErrorInit) {
-    super(init.message);
-    finishError(this, init.name ?? "ApiError", init.message, init.cause);
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
     this.status = init.status;
     this.requestId = init.requestId;
     this.serverMessage = init.serverMessage;
@@ -55,59 +40,26 @@ export class ApiError extends Error {
   }
 }
 
-export class BadRequestError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "BadRequestError" });
-  }
-}
-export class AuthenticationError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "AuthenticationError" });
-  }
-}
-export class PermissionDeniedError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "PermissionDeniedError" });
-  }
-}
-export class NotFoundError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "NotFoundError" });
-  }
-}
-export class ConflictError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "ConflictError" });
-  }
-}
+/** 400: the server will not process the request as sent. */
+export class BadRequestError extends ApiError {}
+/** 401: the key pair was refused. */
+export class AuthenticationError extends ApiError {}
+/** 403: the key may not do this. */
+export class PermissionDeniedError extends ApiError {}
+/** 404: no such service or endpoint. */
+export class NotFoundError extends ApiError {}
+/** 409: the command conflicts with a transition in progress. */
+export class ConflictError extends ApiError {}
 /** 422 and 424: the request was understood but cannot apply now (424: the service is idle). */
-export class UnprocessableError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "UnprocessableError" });
-  }
-}
-export class RateLimitError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "RateLimitError" });
-  }
-}
-export class ServerError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "ServerError" });
-  }
-}
+export class UnprocessableError extends ApiError {}
+/** 429: the key's rate limit is spent. */
+export class RateLimitError extends ApiError {}
+/** 5xx. */
+export class ServerError extends ApiError {}
 /** No response: refused, reset or dropped connection. The undici error is the `cause`. */
-export class ApiConnectionError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "ApiConnectionError" });
-  }
-}
+export class ApiConnectionError extends ApiError {}
 /** No response in time: connect, headers or body timeout. */
-export class ApiTimeoutError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super({ ...init, name: "ApiTimeoutError" });
-  }
-}
+export class ApiTimeoutError extends ApiError {}
 
 /**
  * The request worked but the answer did not fit the schema. Deliberately not an ApiError
@@ -125,7 +77,7 @@ export class ResponseValidationError extends Error {
       `Unexpected response to ${init.method} ${init.path} (status ${init.status}` +
       `${init.requestId ? `, requestId ${init.requestId}` : ""}): ${init.issues.join("; ")}`;
     super(message);
-    finishError(this, "ResponseValidationError", message, undefined);
+    this.name = "ResponseValidationError";
     this.status = init.status;
     this.requestId = init.requestId;
     this.method = init.method;
@@ -141,7 +93,7 @@ export class ConfigurationError extends Error {
     const message =
       problems.length === 1 ? problems[0] : `Invalid configuration:\n- ${problems.join("\n- ")}`;
     super(message);
-    finishError(this, "ConfigurationError", message, undefined);
+    this.name = "ConfigurationError";
     this.problems = problems;
   }
 }

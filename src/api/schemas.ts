@@ -1,31 +1,32 @@
 import { z } from "zod";
+import { once } from "./once";
 
 /*
- * Response schemas. Each is built inside a function: a zod object held at module level and
- * reached from a serialized provider breaks Pulumi's closure serialization.
- * Unknown fields pass through (the real service sends more than the spec lists), `null` is
+ * Response schemas, each built once on first use (building them costs more than a loopback
+ * request's parsing; the provider host reaches this module by package name, so nothing here is
+ * captured by Pulumi's closure serializer). Unknown fields pass through (the real service sends more than the spec lists), `null` is
  * accepted wherever the real service may send it, and `state` stays a plain string: it is
  * classified by the resources, so a new state is not a parse error.
  */
 
-export function serviceEndpointSchema() {
-  return z.looseObject({
+export const serviceEndpointSchema = once(() =>
+  z.looseObject({
     protocol: z.string().nullish(),
     host: z.string().nullish(),
     port: z.number().nullish(),
     username: z.string().nullish(),
-  });
-}
+  }),
+);
 
-export function ipAccessListEntrySchema() {
-  return z.looseObject({
+export const ipAccessListEntrySchema = once(() =>
+  z.looseObject({
     source: z.string().nullish(),
     description: z.string().nullish(),
-  });
-}
+  }),
+);
 
-export function serviceSchema() {
-  return z.looseObject({
+export const serviceSchema = once(() =>
+  z.looseObject({
     id: z.string().nullish(),
     name: z.string().nullish(),
     provider: z.string().nullish(),
@@ -39,26 +40,27 @@ export function serviceSchema() {
     idleTimeoutMinutes: z.number().nullish(),
     numReplicas: z.number().nullish(),
     createdAt: z.string().nullish(),
-  });
-}
+  }),
+);
 
-/** `{status, requestId, result}`; `result` absent for the delete operation. */
-export function successEnvelopeSchema<T extends z.ZodType>(result: T) {
-  return z.looseObject({ status: z.number(), requestId: z.string().nullish(), result });
-}
+/** `{status, requestId, result}` with a Service: the state-change and read operations. */
+export const serviceEnvelopeSchema = once(() =>
+  z.looseObject({ status: z.number(), requestId: z.string().nullish(), result: serviceSchema() }),
+);
 
-export function deleteEnvelopeSchema() {
-  return z.looseObject({ status: z.number(), requestId: z.string().nullish() });
-}
+/** `{status, requestId}`: the delete operation has no `result`. */
+export const deleteEnvelopeSchema = once(() =>
+  z.looseObject({ status: z.number(), requestId: z.string().nullish() }),
+);
 
 /** `{status, error, requestId?}`: lenient, it only feeds error messages. */
-export function errorEnvelopeSchema() {
-  return z.looseObject({
+export const errorEnvelopeSchema = once(() =>
+  z.looseObject({
     status: z.number().nullish(),
     error: z.string().nullish(),
     requestId: z.string().nullish(),
-  });
-}
+  }),
+);
 
 export type ServiceEndpoint = z.infer<ReturnType<typeof serviceEndpointSchema>>;
 export type IpAccessListEntry = z.infer<ReturnType<typeof ipAccessListEntrySchema>>;

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import type * as ProviderModule from "../provider";
+import type * as ProviderModule from "../provider/index";
 import { programOrganizationId } from "./programDefaults";
 
 /** The implementation, loaded by package name when a method runs: see serviceRunState.ts. */

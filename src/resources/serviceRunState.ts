@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type * as ProviderModule from "../provider";
-import type { EndpointOutput } from "./impl/serviceRunState";
+import type * as ProviderModule from "../provider/index";
+import type { EndpointOutput } from "../provider/serviceRunState";
 import { programOrganizationId, timeoutFromCustomTimeouts } from "./programDefaults";
 
-export type { EndpointOutput } from "./impl/serviceRunState";
+export type { EndpointOutput } from "../provider/serviceRunState";
 
 /**
  * The implementation, loaded by package name when a provider method runs. Kept in this file on

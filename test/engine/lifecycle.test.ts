@@ -3,9 +3,9 @@ import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { ServiceRunState } from "../../src";
-import { captureProgram, type CapturedResource } from "../harness/capture";
-import { EngineStack } from "../harness/engine";
-import { startProviderHost, type ProviderHost } from "../harness/host";
+import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
+import { EngineStack } from "../../src/engine-driver/stack";
+import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
 
 /*
  * The product the way Pulumi runs it: examples/basic captured under mocks (the real serialized
@@ -99,7 +99,7 @@ describe("engine: the example stack through the real provider host", function ()
         );
       }
       console.log(
-        `      serialized provider of ${resource.name}: ${(provider as string).length} bytes (in-repo, by value)`,
+        `      serialized provider of ${resource.name}: ${(provider as string).length} bytes (in-repo, by reference)`,
       );
     }
   });

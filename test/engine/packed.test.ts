@@ -13,12 +13,12 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { captureProgram, type CapturedResource } from "../harness/capture";
-import { EngineStack } from "../harness/engine";
-import { startProviderHost, type ProviderHost } from "../harness/host";
+import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
+import { EngineStack } from "../../src/engine-driver/stack";
+import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
 
 /*
- * Scenario 8: the package as users get it. `npm pack`, unpack the tarball into a temporary
+ * The package as users get it. `npm pack`, unpack the tarball into a temporary
  * project's node_modules (its dependencies linked from this repository's node_modules: no
  * network), run the example program there under mocks, and drive the real host from that
  * project. The serialized provider must require `pulumi-dbcloud/provider` by reference.
@@ -40,7 +40,10 @@ describe("engine: the packed and installed package", function () {
   let config: Record<string, string>;
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, "dist", "provider.js")), "build first: npm run build (npm test does)");
+    assert.ok(
+      existsSync(join(ROOT, "dist", "provider", "index.js")),
+      "build first: npm run build (npm test does)",
+    );
     project = mkdtempSync(join(tmpdir(), "dbcloud-packed-"));
     const packed = JSON.parse(
       execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
@@ -107,7 +110,7 @@ describe("engine: the packed and installed package", function () {
   it("ships the compiled library, the provider subpath and the emulator CLI, and no tests", () => {
     for (const file of [
       "dist/index.js",
-      "dist/provider.js",
+      "dist/provider/index.js",
       "dist/emulator/index.js",
       "dist/emulator/cli.js",
       "README.md",
@@ -116,7 +119,7 @@ describe("engine: the packed and installed package", function () {
     }
     assert.ok(packedFiles.includes("dist/index.d.ts"), "with declarations");
     assert.deepEqual(
-      packedFiles.filter((f) => /^(test|src|examples|bench)\//.test(f)),
+      packedFiles.filter((f) => /^(test|src|examples|bench)\//.test(f) || /engine-driver/.test(f)),
       [],
     );
   });
@@ -138,7 +141,7 @@ describe("engine: the packed and installed package", function () {
       cwd: project,
       encoding: "utf8",
     }).trim();
-    assert.equal(resolved, join(project, "node_modules", "pulumi-dbcloud", "dist", "provider.js"));
+    assert.equal(resolved, join(project, "node_modules", "pulumi-dbcloud", "dist", "provider", "index.js"));
   });
 
   it("runs the lifecycle from the installed package: up starts the service, destroy deletes the endpoint", async () => {

@@ -2,20 +2,19 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ApiClient, type ApiClientOptions } from "../../src/api/client";
+import { systemClock } from "../../src/api/clock";
 import {
-  ApiClient,
   ApiConnectionError,
   ApiTimeoutError,
   AuthenticationError,
   ConfigurationError,
   ConflictError,
   NotFoundError,
-  RateBudget,
   ResponseValidationError,
-  systemClock,
-  USER_AGENT,
-  type ApiClientOptions,
-} from "../../src/api";
+} from "../../src/api/errors";
+import { RateBudget } from "../../src/api/rateBudget";
+import { USER_AGENT } from "../../src/api/version";
 import { startEmulator, type Emulator } from "../../src/emulator";
 
 /* The client over real HTTP against the emulator on 127.0.0.1 (fast retries: base 5 ms). */

@@ -1,35 +1,34 @@
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
+import { resolveConfig } from "../../src/provider/config";
+import { ApiClient } from "../../src/api/client";
+import { type Clock } from "../../src/api/clock";
 import {
-  ApiClient,
   ApiConnectionError,
   ApiError,
   ApiTimeoutError,
   AuthenticationError,
   BadRequestError,
-  checkApiUrl,
   ConfigurationError,
   ConflictError,
   createApiError,
-  DEFAULT_RETRY_POLICY,
-  isEndpointId,
-  isUuid,
   NotFoundError,
-  parseRateLimit,
   PermissionDeniedError,
-  RateBudget,
   RateLimitError,
-  redactSecrets,
-  resolveConfig,
+  ServerError,
+  UnprocessableError,
+} from "../../src/api/errors";
+import { checkApiUrl, isEndpointId, isUuid } from "../../src/api/guards";
+import { parseRateLimit, RateBudget } from "../../src/api/rateBudget";
+import { redactSecrets } from "../../src/api/redact";
+import {
+  DEFAULT_RETRY_POLICY,
   retryDelayMs,
   serverRequestedDelayMs,
-  ServerError,
   shouldRetry,
-  UnprocessableError,
-  PACKAGE_VERSION,
   type AttemptOutcome,
-  type Clock,
-} from "../../src/api";
+} from "../../src/api/retry";
+import { PACKAGE_VERSION } from "../../src/api/version";
 
 /* Pure policies of the HTTP module, table by table (style of stripe-node's and openai-node's tests). */
 

@@ -1,11 +1,8 @@
 import assert from "node:assert/strict";
-import { ConflictError, type Clock, type ServiceCommand } from "../../src/api";
-import {
-  converge,
-  ConvergeError,
-  DEFAULT_TUNING,
-  type ConvergeRequest,
-} from "../../src/resources/impl/converge";
+import { type ServiceCommand } from "../../src/api/client";
+import { type Clock } from "../../src/api/clock";
+import { ConflictError } from "../../src/api/errors";
+import { converge, ConvergeError, DEFAULT_TUNING, type ConvergeRequest } from "../../src/provider/converge";
 
 /*
  * The converger against a scripted API and a virtual clock: nothing really waits, and each

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseDurationSeconds, timeoutFromCustomTimeouts } from "../../src/resources/programDefaults";
 import { ReversePrivateEndpointDeletion, ServiceRunState } from "../../src";
-import { captureProgram } from "../harness/capture";
+import { captureProgram } from "../../src/engine-driver/capture";
 
 /* What the resource classes resolve in the program, before the provider ever runs. */
 

@@ -1,15 +1,12 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  CONFIG_SETTINGS,
-  DEFAULT_RATE_LIMIT,
-  DEFAULT_RETRY_POLICY,
-  DEFAULT_TIMEOUTS,
-  formatRateLimit,
-} from "../../src/api";
-import { DEFAULT_TUNING } from "../../src/resources/impl/converge";
-import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "../../src/resources/impl/serviceRunState";
+import { CONFIG_SETTINGS } from "../../src/provider/config";
+import { DEFAULT_TIMEOUTS } from "../../src/api/client";
+import { DEFAULT_RATE_LIMIT, formatRateLimit } from "../../src/api/rateBudget";
+import { DEFAULT_RETRY_POLICY } from "../../src/api/retry";
+import { DEFAULT_TUNING } from "../../src/provider/converge";
+import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "../../src/provider/serviceRunState";
 
 // The README states defaults in prose and tables; these tests read them back from the code so
 // the two cannot drift apart (a common failing of otherwise good client libraries).

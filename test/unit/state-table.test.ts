@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decide, KNOWN_STATES, satisfies, type Decision } from "../../src/resources/impl/stateTable";
+import { decide, KNOWN_STATES, satisfies, type Decision } from "../../src/provider/stateTable";
 
 // The state table of the README and design, row by row: observed state x desired state.
 const TABLE: [

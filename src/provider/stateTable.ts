@@ -1,5 +1,5 @@
 /**
- * How each API state counts for a desired run state (the table in the README and design).
+ * How each API state counts for a desired run state (the table in the README, "How each API state counts").
  * Pure: the table test drives it directly, and the converger only asks it what to do next.
  */
 

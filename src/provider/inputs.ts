@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isEndpointId, isUuid } from "../../api/guards";
+import { isEndpointId, isUuid } from "../api/guards";
 
 /** The engine's placeholder for a value not known yet (preview): never rejected. */
 export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -10,11 +10,6 @@ export interface CheckFailure {
 }
 
 export type FieldSchemas = Record<string, { schema: z.ZodType; required: boolean }>;
-
-/*
- * Field schemas are built inside functions: a zod object held at module level breaks the
- * closure serialization of the provider.
- */
 
 export function uuidField(name: string) {
   return z.string({ error: `${name} must be a string` }).refine(isUuid, {

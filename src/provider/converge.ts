@@ -1,7 +1,7 @@
-import type { Clock } from "../../api/clock";
-import type { ApiClient, ServiceCommand } from "../../api/client";
-import { ConflictError } from "../../api/errors";
-import type { Service } from "../../api/schemas";
+import type { Clock } from "../api/clock";
+import type { ApiClient, ServiceCommand } from "../api/client";
+import { ConflictError } from "../api/errors";
+import type { Service } from "../api/schemas";
 import { decide, type DesiredState } from "./stateTable";
 
 /** Waiting and re-sending knobs. Defaults are for the real service; tests scale them down. */
@@ -73,11 +73,8 @@ export class ConvergeError extends Error {
     service: Service | undefined;
     cause?: unknown;
   }) {
-    super(init.message);
-    // Set explicitly: the closure serializer turns super() into Error.call(this), which sets nothing.
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "ConvergeError";
-    this.message = init.message;
-    if (init.cause !== undefined) (this as { cause?: unknown }).cause = init.cause;
     this.kind = init.kind;
     this.commandAccepted = init.commandAccepted;
     this.service = init.service;

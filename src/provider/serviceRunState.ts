@@ -1,8 +1,10 @@
 import { z } from "zod";
-import type { Service } from "../../api/schemas";
+import type { Service } from "../api/schemas";
 import { converge, ConvergeError, describeService } from "./converge";
-import { consoleLog, defaultOrganizationId, providerContext } from "./context";
+import { defaultOrganizationId } from "./config";
+import { consoleLog, providerContext } from "./context";
 import { checkInputs, uuidField, UNKNOWN_VALUE, type CheckFailure } from "./inputs";
+import { once } from "../api/once";
 import { isGone, resourceInitError } from "./outcomes";
 import { satisfies, type DesiredState } from "./stateTable";
 
@@ -35,26 +37,24 @@ export interface ServiceRunStateOutputs extends ServiceRunStateInputs {
 
 type Props = Record<string, unknown>;
 
-function fieldSchemas() {
-  return {
-    organizationId: { schema: uuidField("organizationId"), required: true },
-    serviceId: { schema: uuidField("serviceId"), required: true },
-    state: {
-      schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
-      required: true,
-    },
-    timeoutSeconds: {
-      schema: z
-        .number({ error: "timeoutSeconds must be a number of seconds" })
-        .positive({ error: "timeoutSeconds must be greater than 0" })
-        .max(MAX_TIMEOUT_SECONDS, {
-          error: `timeoutSeconds must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)`,
-        }),
-      required: false,
-    },
-    waitForState: { schema: z.boolean({ error: "waitForState must be true or false" }), required: false },
-  };
-}
+const fieldSchemas = once(() => ({
+  organizationId: { schema: uuidField("organizationId"), required: true },
+  serviceId: { schema: uuidField("serviceId"), required: true },
+  state: {
+    schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
+    required: true,
+  },
+  timeoutSeconds: {
+    schema: z
+      .number({ error: "timeoutSeconds must be a number of seconds" })
+      .positive({ error: "timeoutSeconds must be greater than 0" })
+      .max(MAX_TIMEOUT_SECONDS, {
+        error: `timeoutSeconds must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)`,
+      }),
+    required: false,
+  },
+  waitForState: { schema: z.boolean({ error: "waitForState must be true or false" }), required: false },
+}));
 
 export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
   return checkInputs(news, fieldSchemas(), {

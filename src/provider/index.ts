@@ -7,9 +7,9 @@
  * refresh run the stored text with whatever version is installed then. So this subpath and the
  * names and signatures exported here are a compatibility contract: add, never rename or remove.
  */
-import { configureFromStack } from "./resources/impl/context";
-import * as endpointDeletion from "./resources/impl/endpointDeletion";
-import * as serviceRunState from "./resources/impl/serviceRunState";
+import { configureFromStack } from "./config";
+import * as endpointDeletion from "./reversePrivateEndpointDeletion";
+import * as serviceRunState from "./serviceRunState";
 
 type Props = Record<string, unknown>;
 

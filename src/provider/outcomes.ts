@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from "../../api/errors";
+import { BadRequestError, NotFoundError } from "../api/errors";
 
 /**
  * Whether an error means the thing asked for does not exist. 404 always; 400 only when its

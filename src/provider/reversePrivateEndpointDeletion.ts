@@ -1,6 +1,8 @@
-import { AuthenticationError, PermissionDeniedError } from "../../api/errors";
-import { consoleLog, defaultOrganizationId, providerContext } from "./context";
+import { AuthenticationError, PermissionDeniedError } from "../api/errors";
+import { defaultOrganizationId } from "./config";
+import { consoleLog, providerContext } from "./context";
 import { checkInputs, endpointIdField, uuidField, UNKNOWN_VALUE, type CheckFailure } from "./inputs";
+import { once } from "../api/once";
 import { isGone } from "./outcomes";
 
 /** The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
@@ -15,13 +17,11 @@ type Props = Record<string, unknown>;
 
 const ID_FIELDS = ["organizationId", "serviceId", "reversePrivateEndpointId"] as const;
 
-function fieldSchemas() {
-  return {
-    organizationId: { schema: uuidField("organizationId"), required: true },
-    serviceId: { schema: uuidField("serviceId"), required: true },
-    reversePrivateEndpointId: { schema: endpointIdField(), required: true },
-  };
-}
+const fieldSchemas = once(() => ({
+  organizationId: { schema: uuidField("organizationId"), required: true },
+  serviceId: { schema: uuidField("serviceId"), required: true },
+  reversePrivateEndpointId: { schema: endpointIdField(), required: true },
+}));
 
 export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
   return checkInputs(news, fieldSchemas(), { organizationId: defaultOrganizationId() });

@@ -1,0 +1,67 @@
+import { Agent } from "undici";
+import type { Clock } from "./clock";
+import { RateBudget, type RateLimit } from "./rateBudget";
+
+/*
+ * Process-wide state: one keep-alive dispatcher per set of timeouts and one rate budget per key,
+ * shared by every client in the process. It lives on globalThis under a Symbol.for key rather than
+ * in this module, so that every copy of the package loaded into one process (two installed
+ * versions side by side, or the source and the build in the tests) shares the same budget: the
+ * server counts requests per key, not per module.
+ */
+
+interface SharedState {
+  dispatchers: Map<string, Agent>;
+  budgets: Map<string, RateBudget>;
+}
+
+const SHARED_KEY = Symbol.for("pulumi-dbcloud.shared.v1");
+
+function sharedState(): SharedState {
+  const holder = globalThis as unknown as Record<symbol, SharedState | undefined>;
+  return (holder[SHARED_KEY] ??= { dispatchers: new Map(), budgets: new Map() });
+}
+
+export interface DispatcherTimeouts {
+  connectMs: number;
+  headersMs: number;
+  bodyMs: number;
+}
+
+/** The shared keep-alive dispatcher for a set of timeouts. */
+export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
+  const { dispatchers } = sharedState();
+  const key = `${timeouts.connectMs}/${timeouts.headersMs}/${timeouts.bodyMs}`;
+  let agent = dispatchers.get(key);
+  if (!agent) {
+    agent = new Agent({
+      connect: { timeout: timeouts.connectMs },
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyMs,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+    });
+    dispatchers.set(key, agent);
+  }
+  return agent;
+}
+
+/** The shared budget of one key at one API (with one limit and clock). */
+export function sharedBudget(apiUrl: string, keyId: string, limit: RateLimit, clock: Clock): RateBudget {
+  const { budgets } = sharedState();
+  const key = `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}`;
+  let budget = budgets.get(key);
+  if (!budget) {
+    budget = new RateBudget(limit, clock);
+    budgets.set(key, budget);
+  }
+  return budget;
+}
+
+/** Closes the shared dispatchers (tests and the demo call it so the process can exit at once). */
+export async function closeSharedDispatchers(): Promise<void> {
+  const { dispatchers } = sharedState();
+  const agents = [...dispatchers.values()];
+  dispatchers.clear();
+  await Promise.all(agents.map((agent) => agent.close()));
+}
