@@ -11,7 +11,7 @@ import { describeFault, type FaultRegistry } from "./fault-registry";
 import { BodyTooLargeError, dropConnection, readBody, sendJson, sendText } from "./http-io";
 import type { FixedWindowRateLimiter } from "./rate-limiter";
 import type { RequestLog } from "./request-log";
-import type { ServiceStore } from "./service-store";
+import type { ServiceStore } from "./model/service-store";
 import type { Fault, RequestLogEntry } from "./types";
 
 export interface ApiContext {

@@ -25,7 +25,7 @@ import {
   readScheduledState,
   readTransitions,
 } from "./seed-input";
-import { ServiceStore, type StoredService } from "./service-store";
+import { ServiceStore, type StoredService } from "./model/service-store";
 import type {
   Emulator,
   EmulatorOptions,

@@ -2,7 +2,7 @@
 // seed file alike, so all three accept exactly the same shapes and report the same errors.
 import { formatValue, IssueList, isPlainObject } from "./input-error";
 import type { RateLimit, ScheduledState, SeedService, TransitionTimes } from "./types";
-import { isUuid } from "./uuid";
+import { isUuid } from "./model/uuid";
 
 const SEED_SERVICE_KEYS = new Set([
   "organizationId",
