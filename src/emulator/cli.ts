@@ -6,7 +6,7 @@ import { formatBanner, type BannerService } from "./cli-banner";
 import { DEFAULT_TRANSITIONS } from "./defaults";
 import { DEFAULT_SEED_SERVICES } from "./default-seed";
 import { startEmulator } from "./emulator";
-import { EmulatorInputError } from "./input-error";
+import { EmulatorInputError } from "./input/errors";
 import { loadSeedFile, type SeedFile } from "./seed-file";
 
 const EXIT_USAGE = 2;

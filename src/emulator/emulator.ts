@@ -10,10 +10,10 @@ import {
   handleControlRequest,
   type ServiceDescription,
 } from "./control-handler";
-import { parseFault } from "./fault-input";
+import { parseFault } from "./input/fault";
 import { FaultRegistry } from "./fault-registry";
 import { sendJson } from "./http-io";
-import { EmulatorInputError, readOrThrow } from "./input-error";
+import { EmulatorInputError, readOrThrow } from "./input/errors";
 import { resolveOptions } from "./options";
 import { FixedWindowRateLimiter } from "./rate-limiter";
 import { RequestLog } from "./request-log";
@@ -24,7 +24,7 @@ import {
   readRateLimit,
   readScheduledState,
   readTransitions,
-} from "./seed-input";
+} from "./input/seed";
 import { ServiceStore, type StoredService } from "./model/service-store";
 import type {
   Emulator,

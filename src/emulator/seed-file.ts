@@ -1,14 +1,14 @@
 // The CLI's --seed file: the emulator's options as JSON. Every problem is reported at once, named
 // by its path in the file (e.g. "services[1].organizationId must be a uuid").
 import { readFileSync } from "node:fs";
-import { formatValue, EmulatorInputError, IssueList, isPlainObject } from "./input-error";
+import { formatValue, EmulatorInputError, IssueList, isPlainObject } from "./input/errors";
 import {
   readMilliseconds,
   readRateLimit,
   readSeedService,
   readTransitions,
   reportUnknownKeys,
-} from "./seed-input";
+} from "./input/seed";
 import type { RateLimit, SeedService, TransitionTimes } from "./types";
 
 export interface SeedFile {

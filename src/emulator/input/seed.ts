@@ -1,8 +1,8 @@
 // Reading untrusted seed data: from startEmulator options, the control surface and the CLI's
 // seed file alike, so all three accept exactly the same shapes and report the same errors.
-import { formatValue, IssueList, isPlainObject } from "./input-error";
-import type { RateLimit, ScheduledState, SeedService, TransitionTimes } from "./types";
-import { isUuid } from "./model/uuid";
+import { formatValue, IssueList, isPlainObject } from "./errors";
+import type { RateLimit, ScheduledState, SeedService, TransitionTimes } from "../types";
+import { isUuid } from "../model/uuid";
 
 const SEED_SERVICE_KEYS = new Set([
   "organizationId",
