@@ -3,20 +3,20 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { handleApiRequest } from "./api-handler";
+import { handleApiRequest } from "./http/api-handler";
 import {
   CONTROL_PREFIX,
   type ControlTarget,
   handleControlRequest,
   type ServiceDescription,
-} from "./control-handler";
+} from "./http/control-handler";
 import { parseFault } from "./input/fault";
-import { FaultRegistry } from "./fault-registry";
-import { sendJson } from "./http-io";
+import { FaultRegistry } from "./http/fault-registry";
+import { sendJson } from "./http/io";
 import { EmulatorInputError, readOrThrow } from "./input/errors";
 import { resolveOptions } from "./options";
-import { FixedWindowRateLimiter } from "./rate-limiter";
-import { RequestLog } from "./request-log";
+import { FixedWindowRateLimiter } from "./http/rate-limiter";
+import { RequestLog } from "./http/request-log";
 import {
   parseSeedService,
   readMilliseconds,

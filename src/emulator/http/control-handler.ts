@@ -1,9 +1,9 @@
 // The control surface under /_emulator/: the programmatic API over HTTP, for tests in another
 // process and for people driving the CLI's emulator with curl. No auth: it is a local test tool.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseFault } from "./input/fault";
-import { BodyTooLargeError, readBody, sendJson } from "./http-io";
-import { EmulatorInputError, isPlainObject, readOrThrow } from "./input/errors";
+import { parseFault } from "../input/fault";
+import { BodyTooLargeError, readBody, sendJson } from "./io";
+import { EmulatorInputError, isPlainObject, readOrThrow } from "../input/errors";
 import {
   parseSeedService,
   readMilliseconds,
@@ -12,8 +12,8 @@ import {
   readScheduledState,
   readTransitions,
   reportUnknownKeys,
-} from "./input/seed";
-import type { Emulator, ServiceView, TransitionTimes } from "./types";
+} from "../input/seed";
+import type { Emulator, ServiceView, TransitionTimes } from "../types";
 
 export const CONTROL_PREFIX = "/_emulator/";
 
