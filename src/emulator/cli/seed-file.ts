@@ -1,15 +1,15 @@
 // The CLI's --seed file: the emulator's options as JSON. Every problem is reported at once, named
 // by its path in the file (e.g. "services[1].organizationId must be a uuid").
 import { readFileSync } from "node:fs";
-import { formatValue, EmulatorInputError, IssueList, isPlainObject } from "./input/errors";
+import { formatValue, EmulatorInputError, IssueList, isPlainObject } from "../input/errors";
 import {
   readMilliseconds,
   readRateLimit,
   readSeedService,
   readTransitions,
   reportUnknownKeys,
-} from "./input/seed";
-import type { RateLimit, SeedService, TransitionTimes } from "./types";
+} from "../input/seed";
+import type { RateLimit, SeedService, TransitionTimes } from "../types";
 
 export interface SeedFile {
   keyId?: string;
