@@ -17,14 +17,8 @@ import { EmulatorInputError, readOrThrow } from "./input/errors";
 import { resolveOptions } from "./options";
 import { FixedWindowRateLimiter } from "./http/rate-limiter";
 import { RequestLog } from "./http/request-log";
-import {
-  parseSeedService,
-  readMilliseconds,
-  readNonEmptyString,
-  readRateLimit,
-  readScheduledState,
-  readTransitions,
-} from "./input/seed";
+import { parseSeedService, readRateLimit, readScheduledState, readTransitions } from "./input/seed";
+import { readMilliseconds, readNonEmptyString } from "./input/values";
 import { ServiceStore, type StoredService } from "./model/service-store";
 import type {
   Emulator,

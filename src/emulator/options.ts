@@ -1,7 +1,8 @@
 // startEmulator's options, validated once with every problem listed, then filled with defaults.
 import { DEFAULT_HOST, DEFAULT_TRANSITIONS, generateKeyId, generateKeySecret } from "./defaults";
 import { formatValue, IssueList, isPlainObject } from "./input/errors";
-import { readMilliseconds, readRateLimit, readSeedService, readTransitions } from "./input/seed";
+import { readRateLimit, readSeedService, readTransitions } from "./input/seed";
+import { readMilliseconds } from "./input/values";
 import type { EmulatorOptions, RateLimit, SeedService, TransitionTimes } from "./types";
 
 export interface ResolvedOptions {

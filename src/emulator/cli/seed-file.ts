@@ -2,13 +2,8 @@
 // by its path in the file (e.g. "services[1].organizationId must be a uuid").
 import { readFileSync } from "node:fs";
 import { formatValue, EmulatorInputError, IssueList, isPlainObject } from "../input/errors";
-import {
-  readMilliseconds,
-  readRateLimit,
-  readSeedService,
-  readTransitions,
-  reportUnknownKeys,
-} from "../input/seed";
+import { readRateLimit, readSeedService, readTransitions } from "../input/seed";
+import { readMilliseconds, reportUnknownKeys } from "../input/values";
 import type { RateLimit, SeedService, TransitionTimes } from "../types";
 
 export interface SeedFile {

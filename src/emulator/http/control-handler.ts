@@ -4,15 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseFault } from "../input/fault";
 import { BodyTooLargeError, readBody, sendJson } from "./io";
 import { EmulatorInputError, isPlainObject, readOrThrow } from "../input/errors";
-import {
-  parseSeedService,
-  readMilliseconds,
-  readNonEmptyString,
-  readRateLimit,
-  readScheduledState,
-  readTransitions,
-  reportUnknownKeys,
-} from "../input/seed";
+import { parseSeedService, readRateLimit, readScheduledState, readTransitions } from "../input/seed";
+import { readMilliseconds, readNonEmptyString, reportUnknownKeys } from "../input/values";
 import type { Emulator, ServiceView, TransitionTimes } from "../types";
 
 export const CONTROL_PREFIX = "/_emulator/";
