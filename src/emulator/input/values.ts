@@ -32,3 +32,10 @@ export function readMilliseconds(value: unknown, path: string, issues: IssueList
   issues.add(path, `must be a number of milliseconds >= 0, got ${formatValue(value)}`);
   return undefined;
 }
+
+/** The key id of a Basic auth pair: a colon in it would split the credentials in the wrong place. */
+export function readKeyId(value: unknown, path: string, issues: IssueList): string | undefined {
+  if (typeof value === "string" && value.length > 0 && !value.includes(":")) return value;
+  issues.add(path, `must be a non-empty string without ":", got ${formatValue(value)}`);
+  return undefined;
+}
