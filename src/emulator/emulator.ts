@@ -1,31 +1,17 @@
 // startEmulator: wires the store, rate limit, faults and log to a node:http server, and exposes
 // the same controls programmatically and under /_emulator/.
-import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { handleApiRequest } from "./api-handler";
-import {
-  CONTROL_PREFIX,
-  type ControlTarget,
-  handleControlRequest,
-  type ServiceDescription,
-} from "./control-handler";
-import { parseFault } from "./fault-input";
-import { FaultRegistry } from "./fault-registry";
-import { sendJson } from "./http-io";
-import { EmulatorInputError, readOrThrow } from "./input-error";
+import type { ControlTarget, ServiceDescription } from "./http/control-handler";
+import { FaultRegistry } from "./http/fault-registry";
+import { FixedWindowRateLimiter } from "./http/rate-limiter";
+import { RequestLog } from "./http/request-log";
+import { baseUrl, closeServer, createEmulatorServer, listen } from "./http/server";
+import { EmulatorInputError, readOrThrow } from "./input/errors";
+import { parseFault } from "./input/fault";
+import { parseSeedService, readRateLimit, readScheduledState, readTransitions } from "./input/seed";
+import { readMilliseconds, readNonEmptyString } from "./input/values";
+import { ServiceStore, type StoredService } from "./model/service-store";
 import { resolveOptions } from "./options";
-import { FixedWindowRateLimiter } from "./rate-limiter";
-import { RequestLog } from "./request-log";
-import {
-  parseSeedService,
-  readMilliseconds,
-  readNonEmptyString,
-  readRateLimit,
-  readScheduledState,
-  readTransitions,
-} from "./seed-input";
-import { ServiceStore, type StoredService } from "./service-store";
 import type {
   Emulator,
   EmulatorOptions,
@@ -129,49 +115,10 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
   };
 
   const apiContext = { keys: resolved, store, rateLimiter, faults, log, now, closing: closing.signal };
-  const server = createServer((req, res) => {
-    route(req, res).catch((error: unknown) => {
-      // A bug in the emulator should show as a 500 to the client, not as a hung request.
-      const requestId = randomUUID();
-      const envelope = { status: 500, error: `Emulator error: ${String(error)}`, requestId };
-      if (!res.headersSent) sendJson(res, 500, envelope, { "X-Request-Id": requestId });
-      else res.destroy();
-    });
-  });
-  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const pathname = new URL(req.url ?? "/", "http://emulator").pathname;
-    if (pathname.startsWith(CONTROL_PREFIX)) return handleControlRequest(emulator, req, res, pathname);
-    return handleApiRequest(apiContext, req, res, pathname);
-  };
-
+  const server = createEmulatorServer(emulator, apiContext);
   await listen(server, resolved.host, resolved.port);
   emulator.url = baseUrl(resolved.host, (server.address() as AddressInfo).port);
   let closed: Promise<void> | undefined;
   emulator.close = () => (closed ??= closeServer(server, closing));
   return emulator;
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-}
-
-function closeServer(server: Server, closing: AbortController): Promise<void> {
-  closing.abort();
-  return new Promise((resolve, reject) => {
-    server.close((error) => (error ? reject(error) : resolve()));
-    // Idle keep-alive connections would otherwise hold close() open for seconds.
-    server.closeAllConnections();
-  });
-}
-
-/** A URL clients can use: a wildcard listen address is reached through loopback. */
-function baseUrl(host: string, port: number): string {
-  const reachableHost = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  return `http://${reachableHost.includes(":") ? `[${reachableHost}]` : reachableHost}:${port}`;
 }

@@ -3,7 +3,7 @@
 // resources layers, so it runs on its own from the CLI.
 export { startEmulator } from "./emulator";
 export { DEFAULT_TRANSITIONS } from "./defaults";
-export { EmulatorInputError } from "./input-error";
+export { EmulatorInputError } from "./input/errors";
 export type {
   ApiRoute,
   Emulator,

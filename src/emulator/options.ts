@@ -1,7 +1,8 @@
 // startEmulator's options, validated once with every problem listed, then filled with defaults.
 import { DEFAULT_HOST, DEFAULT_TRANSITIONS, generateKeyId, generateKeySecret } from "./defaults";
-import { formatValue, IssueList, isPlainObject } from "./input-error";
-import { readMilliseconds, readRateLimit, readSeedService, readTransitions } from "./seed-input";
+import { formatValue, IssueList, isPlainObject } from "./input/errors";
+import { readRateLimit, readSeedService, readTransitions } from "./input/seed";
+import { readKeyId, readMilliseconds, readNonEmptyString } from "./input/values";
 import type { EmulatorOptions, RateLimit, SeedService, TransitionTimes } from "./types";
 
 export interface ResolvedOptions {
@@ -21,19 +22,12 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   const issues = new IssueList();
   if (!isPlainObject(options)) issues.add("options", `must be an object, got ${formatValue(options)}`);
   const { host, port, keyId, keySecret, now, random } = options;
-  if (host !== undefined && (typeof host !== "string" || host.length === 0)) {
-    issues.add("options.host", `must be a non-empty string, got ${formatValue(host)}`);
-  }
+  if (host !== undefined) readNonEmptyString(host, "options.host", issues);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     issues.add("options.port", `must be an integer from 0 to 65535, got ${formatValue(port)}`);
   }
-  // A colon would split the Basic credentials in the wrong place.
-  if (keyId !== undefined && (typeof keyId !== "string" || keyId.length === 0 || keyId.includes(":"))) {
-    issues.add("options.keyId", `must be a non-empty string without ":", got ${formatValue(keyId)}`);
-  }
-  if (keySecret !== undefined && (typeof keySecret !== "string" || keySecret.length === 0)) {
-    issues.add("options.keySecret", `must be a non-empty string, got ${formatValue(keySecret)}`);
-  }
+  if (keyId !== undefined) readKeyId(keyId, "options.keyId", issues);
+  if (keySecret !== undefined) readNonEmptyString(keySecret, "options.keySecret", issues);
   if (now !== undefined && typeof now !== "function") issues.add("options.now", "must be a function");
   if (random !== undefined && typeof random !== "function")
     issues.add("options.random", "must be a function");

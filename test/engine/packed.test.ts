@@ -112,7 +112,7 @@ describe("engine: the packed and installed package", function () {
       "dist/index.js",
       "dist/provider/index.js",
       "dist/emulator/index.js",
-      "dist/emulator/cli.js",
+      "dist/emulator/cli/main.js",
       "README.md",
     ]) {
       assert.ok(packedFiles.includes(file), `${file} is in the tarball`);

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { EmulatorInputError, startEmulator } from "../../src/emulator";
-import { CliUsageError, parseCliArgs } from "../../src/emulator/cli-args";
-import { loadSeedFile } from "../../src/emulator/seed-file";
+import { CliUsageError, parseCliArgs } from "../../src/emulator/cli/args";
+import { loadSeedFile } from "../../src/emulator/cli/seed-file";
 
-const CLI = resolve(__dirname, "../../src/emulator/cli.ts");
+const CLI = resolve(__dirname, "../../src/emulator/cli/main.ts");
 const READY_LINE = /Press Ctrl-C to stop\./;
 
 interface Finished {

@@ -1,5 +1,5 @@
 // A fixed-window request budget per key id, like the real service's 10 requests per 10 seconds.
-import type { RateLimit } from "./types";
+import type { RateLimit } from "../types";
 
 export type RateDecision = { allowed: true } | { allowed: false; resetSeconds: number };
 

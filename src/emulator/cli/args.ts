@@ -1,6 +1,6 @@
 // Command-line flags of dbcloud-emulator. Anything unexpected is a usage error naming the flag,
 // never a silent default.
-import type { RateLimit } from "./types";
+import type { RateLimit } from "../types";
 
 export interface CliArgs {
   host: string;

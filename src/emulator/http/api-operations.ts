@@ -1,11 +1,11 @@
 // The three operations of the API, as functions from a parsed request to an outcome. They know
 // nothing of HTTP, auth or faults: the handler wraps them.
 import type { PathParams } from "./api-routes";
-import { isPlainObject } from "./input-error";
-import type { ServiceStore, StoredService } from "./service-store";
-import type { Command } from "./state-machine";
-import type { ServiceView } from "./types";
-import { isUuid } from "./uuid";
+import { isPlainObject } from "../input/errors";
+import type { ServiceStore, StoredService } from "../model/service-store";
+import type { Command } from "../model/state-machine";
+import type { ServiceView } from "../types";
+import { isUuid } from "../model/uuid";
 
 export interface OperationOutcome {
   status: number;

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // dbcloud-emulator: serves the emulator until SIGINT/SIGTERM. Exit codes: 0 after a clean stop,
 // 1 if it cannot start (e.g. the port is taken), 2 for a usage or seed file error.
-import { type CliArgs, CliUsageError, DEFAULT_CLI_RATE_LIMIT, parseCliArgs, USAGE } from "./cli-args";
-import { formatBanner, type BannerService } from "./cli-banner";
-import { DEFAULT_TRANSITIONS } from "./defaults";
+import { type CliArgs, CliUsageError, DEFAULT_CLI_RATE_LIMIT, parseCliArgs, USAGE } from "./args";
+import { formatBanner, type BannerService } from "./banner";
+import { DEFAULT_TRANSITIONS } from "../defaults";
 import { DEFAULT_SEED_SERVICES } from "./default-seed";
-import { startEmulator } from "./emulator";
-import { EmulatorInputError } from "./input-error";
+import { startEmulator } from "../emulator";
+import { EmulatorInputError } from "../input/errors";
 import { loadSeedFile, type SeedFile } from "./seed-file";
 
 const EXIT_USAGE = 2;

@@ -1,7 +1,7 @@
 // The service state machine, as pure functions of the clock. A service stores its state and, if it
 // is on its way somewhere, the state it reaches next and when; reading resolves that lazily, so no
 // timers run and an injected clock moves services as well as real time does.
-import type { TransitionTimes } from "./types";
+import type { TransitionTimes } from "../types";
 
 export type Command = "start" | "stop";
 

@@ -1,6 +1,6 @@
 // What the CLI prints once it listens: where it is, the key pair, the services, and lines ready to
 // paste into a shell.
-import type { RateLimit, TransitionTimes } from "./types";
+import type { RateLimit, TransitionTimes } from "../types";
 
 export interface BannerService {
   organizationId: string;

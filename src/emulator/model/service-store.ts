@@ -1,7 +1,7 @@
 // The emulator's services: their fields, their state over time, their reverse private endpoints,
 // and which state GET shows while a command is not yet visible.
 import { randomUUID } from "node:crypto";
-import { EmulatorInputError } from "./input-error";
+import { EmulatorInputError } from "../input/errors";
 import { defaultServiceFields } from "./service-fields";
 import {
   type Command,
@@ -11,7 +11,7 @@ import {
   type Phase,
   resolvePhase,
 } from "./state-machine";
-import type { ScheduledState, SeedService, ServiceView, TransitionTimes } from "./types";
+import type { ScheduledState, SeedService, ServiceView, TransitionTimes } from "../types";
 
 export interface StoredService {
   /** As seeded; lookups ignore case, as uuids do. */

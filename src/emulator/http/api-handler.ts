@@ -8,11 +8,11 @@ import { changeState, deleteEndpoint, getService, type OperationOutcome } from "
 import { matchApiPath, type PathMatch } from "./api-routes";
 import { authenticate, type KeyPair } from "./auth";
 import { describeFault, type FaultRegistry } from "./fault-registry";
-import { BodyTooLargeError, dropConnection, readBody, sendJson, sendText } from "./http-io";
+import { BodyTooLargeError, dropConnection, readBody, sendJson, sendText } from "./io";
 import type { FixedWindowRateLimiter } from "./rate-limiter";
 import type { RequestLog } from "./request-log";
-import type { ServiceStore } from "./service-store";
-import type { Fault, RequestLogEntry } from "./types";
+import type { ServiceStore } from "../model/service-store";
+import type { Fault, RequestLogEntry } from "../types";
 
 export interface ApiContext {
   keys: KeyPair;

@@ -1,15 +1,10 @@
 // The CLI's --seed file: the emulator's options as JSON. Every problem is reported at once, named
 // by its path in the file (e.g. "services[1].organizationId must be a uuid").
 import { readFileSync } from "node:fs";
-import { formatValue, EmulatorInputError, IssueList, isPlainObject } from "./input-error";
-import {
-  readMilliseconds,
-  readRateLimit,
-  readSeedService,
-  readTransitions,
-  reportUnknownKeys,
-} from "./seed-input";
-import type { RateLimit, SeedService, TransitionTimes } from "./types";
+import { formatValue, EmulatorInputError, IssueList, isPlainObject } from "../input/errors";
+import { readRateLimit, readSeedService, readTransitions } from "../input/seed";
+import { readKeyId, readMilliseconds, readNonEmptyString, reportUnknownKeys } from "../input/values";
+import type { RateLimit, SeedService, TransitionTimes } from "../types";
 
 export interface SeedFile {
   keyId?: string;
@@ -44,17 +39,9 @@ export function parseSeedFile(text: string): SeedFile {
   const input = value as Record<string, unknown>;
   reportUnknownKeys(input, SEED_FILE_KEYS, "", issues);
   const seed: SeedFile = { services: [] };
-  for (const key of ["keyId", "keySecret"] as const) {
-    const text = input[key];
-    if (text === undefined) continue;
-    if (typeof text === "string" && text.length > 0 && !(key === "keyId" && text.includes(":")))
-      seed[key] = text;
-    else
-      issues.add(
-        key,
-        `must be a non-empty string${key === "keyId" ? ' without ":"' : ""}, got ${formatValue(text)}`,
-      );
-  }
+  if (input.keyId !== undefined) seed.keyId = readKeyId(input.keyId, "keyId", issues);
+  if (input.keySecret !== undefined)
+    seed.keySecret = readNonEmptyString(input.keySecret, "keySecret", issues);
   if (input.transitions !== undefined)
     seed.transitions = readTransitions(input.transitions, "transitions", issues);
   if (input.visibilityLagMs !== undefined) {

@@ -1,8 +1,8 @@
 // Reading untrusted seed data: from startEmulator options, the control surface and the CLI's
 // seed file alike, so all three accept exactly the same shapes and report the same errors.
-import { formatValue, IssueList, isPlainObject } from "./input-error";
-import type { RateLimit, ScheduledState, SeedService, TransitionTimes } from "./types";
-import { isUuid } from "./uuid";
+import { formatValue, IssueList, isPlainObject } from "./errors";
+import type { RateLimit, ScheduledState, SeedService, TransitionTimes } from "../types";
+import { readMilliseconds, readNonEmptyString, readUuid, reportUnknownKeys } from "./values";
 
 const SEED_SERVICE_KEYS = new Set([
   "organizationId",
@@ -22,36 +22,6 @@ const TRANSITION_KEYS: ReadonlyArray<keyof TransitionTimes> = [
 ];
 // These have dedicated seed properties (or are internal); two ways to set them would disagree.
 const RESERVED_FIELD_KEYS = new Set(["id", "state", "organizationId"]);
-
-export function reportUnknownKeys(
-  value: Record<string, unknown>,
-  known: ReadonlySet<string>,
-  path: string,
-  issues: IssueList,
-): void {
-  for (const key of Object.keys(value)) {
-    if (!known.has(key)) issues.add(path === "" ? key : `${path}.${key}`, "is not a known field");
-  }
-}
-
-export function readUuid(value: unknown, path: string, issues: IssueList): string | undefined {
-  if (typeof value === "string" && isUuid(value)) return value;
-  issues.add(path, `must be a uuid, got ${formatValue(value)}`);
-  return undefined;
-}
-
-export function readNonEmptyString(value: unknown, path: string, issues: IssueList): string | undefined {
-  if (typeof value === "string" && value.length > 0) return value;
-  issues.add(path, `must be a non-empty string, got ${formatValue(value)}`);
-  return undefined;
-}
-
-/** A duration or count in milliseconds: finite and not negative. */
-export function readMilliseconds(value: unknown, path: string, issues: IssueList): number | undefined {
-  if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
-  issues.add(path, `must be a number of milliseconds >= 0, got ${formatValue(value)}`);
-  return undefined;
-}
 
 export function readSeedService(value: unknown, path: string, issues: IssueList): SeedService | undefined {
   if (!isPlainObject(value)) {

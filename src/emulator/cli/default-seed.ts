@@ -1,6 +1,6 @@
 // What the CLI serves without --seed: enough to curl at once and to run the example stack.
 // Fixed ids, so that documentation and copied commands keep working from one run to the next.
-import type { SeedService } from "./types";
+import type { SeedService } from "../types";
 
 export const DEFAULT_ORGANIZATION_ID = "5f0c3a52-8d1e-4b7a-9c63-0e2f7d4a1b90";
 

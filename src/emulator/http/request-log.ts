@@ -1,6 +1,6 @@
 // The log of API requests, in arrival order. Entries are added when a request is finished (its
 // status is known then), so a slow request is slotted back in by its arrival number.
-import type { RequestLogEntry } from "./types";
+import type { RequestLogEntry } from "../types";
 
 export class RequestLog {
   private entries: RequestLogEntry[] = [];

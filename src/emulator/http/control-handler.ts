@@ -1,19 +1,12 @@
 // The control surface under /_emulator/: the programmatic API over HTTP, for tests in another
 // process and for people driving the CLI's emulator with curl. No auth: it is a local test tool.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseFault } from "./fault-input";
-import { BodyTooLargeError, readBody, sendJson } from "./http-io";
-import { EmulatorInputError, isPlainObject, readOrThrow } from "./input-error";
-import {
-  parseSeedService,
-  readMilliseconds,
-  readNonEmptyString,
-  readRateLimit,
-  readScheduledState,
-  readTransitions,
-  reportUnknownKeys,
-} from "./seed-input";
-import type { Emulator, ServiceView, TransitionTimes } from "./types";
+import { parseFault } from "../input/fault";
+import { BodyTooLargeError, readBody, sendJson } from "./io";
+import { EmulatorInputError, isPlainObject, readOrThrow } from "../input/errors";
+import { parseSeedService, readRateLimit, readScheduledState, readTransitions } from "../input/seed";
+import { readMilliseconds, readNonEmptyString, reportUnknownKeys } from "../input/values";
+import type { Emulator, ServiceView, TransitionTimes } from "../types";
 
 export const CONTROL_PREFIX = "/_emulator/";
 

@@ -1,5 +1,5 @@
 // Injected faults, matched against each API request in the order they were injected.
-import type { ApiRoute, Fault } from "./types";
+import type { ApiRoute, Fault } from "../types";
 
 interface ArmedFault {
   fault: Fault;

@@ -1,8 +1,8 @@
 // Validation of injected faults. A fault that could never fire, or two outcomes that contradict
 // each other (drop and answer a status), is a mistake in the test that sets it: refuse it loudly.
-import { formatValue, IssueList, isPlainObject } from "./input-error";
-import { readMilliseconds, reportUnknownKeys } from "./seed-input";
-import type { Fault, FaultRoute } from "./types";
+import { formatValue, IssueList, isPlainObject } from "./errors";
+import { readMilliseconds, reportUnknownKeys } from "./values";
+import type { Fault, FaultRoute } from "../types";
 
 const FAULT_KEYS = new Set([
   "route",
