@@ -1,17 +1,10 @@
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { systemClock, type Clock } from "./clock";
-import {
-  ApiConnectionError,
-  ApiError,
-  ApiTimeoutError,
-  ConfigurationError,
-  createApiError,
-  ResponseValidationError,
-} from "./errors";
+import { ConfigurationError } from "./errors";
 import { checkApiUrl, endpointSegment, uuidSegment } from "./guards";
 import { DEFAULT_RATE_LIMIT, type RateBudget, type RateLimit } from "./rateBudget";
-import { basicAuthorization, redactSecrets } from "./redact";
+import { basicAuthorization } from "./redact";
 import {
   DEFAULT_RETRY_POLICY,
   retryDelayMs,
@@ -20,15 +13,9 @@ import {
   type AttemptOutcome,
   type RetryPolicy,
 } from "./retry";
+import { deleteEnvelopeSchema, serviceEnvelopeSchema, type Service } from "./schemas";
 import { sharedBudget, sharedDispatcher, type DispatcherTimeouts } from "./shared";
-import {
-  deleteEnvelopeSchema,
-  errorEnvelopeSchema,
-  formatIssues,
-  serviceEnvelopeSchema,
-  type Service,
-} from "./schemas";
-import { USER_AGENT } from "./version";
+import { sendAttempt } from "./transport";
 
 export type ServiceCommand = "start" | "stop";
 
@@ -72,10 +59,6 @@ export interface ClientStats {
 }
 
 export const DEFAULT_TIMEOUTS: DispatcherTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 };
-
-type Attempt<T> =
-  | { ok: true; value: T; requestId: string | undefined }
-  | { ok: false; error: Error; outcome?: AttemptOutcome; headers: Record<string, string> };
 
 /**
  * The one authenticated HTTP client of the management API: three operations, typed results,
@@ -186,7 +169,19 @@ export class ApiClient {
     const started = this.clock.now();
     for (let attempt = 1; ; attempt++) {
       if (this.budget) this.stats.budgetWaitMs += await this.budget.acquire();
-      const result = await this.attempt(method, path, body, schema);
+      this.stats.attempts++;
+      const result = await sendAttempt({
+        url: `${this.apiUrl}${path}`,
+        method,
+        path,
+        body,
+        schema,
+        authorization: this.authorization,
+        secrets: this.secrets,
+        dispatcher: this.dispatcher,
+        timeouts: this.timeouts,
+      });
+      this.count(result.label);
       if (result.ok) return { value: result.value, requestId: result.requestId };
 
       const now = this.clock.now();
@@ -223,109 +218,6 @@ export class ApiClient {
     }
   }
 
-  private async attempt<S extends z.ZodType>(
-    method: string,
-    path: string,
-    body: unknown,
-    schema: S,
-  ): Promise<Attempt<z.infer<S>>> {
-    this.stats.attempts++;
-    let status: number;
-    let headers: Record<string, string>;
-    let text: string;
-    try {
-      const response = await request(`${this.apiUrl}${path}`, {
-        method: method as Dispatcher.HttpMethod,
-        dispatcher: this.dispatcher,
-        headers: {
-          authorization: this.authorization,
-          accept: "application/json",
-          "user-agent": USER_AGENT,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: this.timeouts.headersMs,
-        bodyTimeout: this.timeouts.bodyMs,
-      });
-      status = response.statusCode;
-      headers = flattenHeaders(response.headers);
-      text = await response.body.text();
-    } catch (cause) {
-      return this.transportFailure(method, path, cause);
-    }
-    this.count(String(status));
-
-    const json = parseJson(text);
-    const requestId = pickRequestId(json, headers);
-    if (status >= 200 && status < 300) {
-      if (json === undefined) {
-        return this.invalid(
-          status,
-          requestId,
-          method,
-          path,
-          [`(body): not JSON: ${JSON.stringify(text.slice(0, 80))}`],
-          headers,
-        );
-      }
-      const parsed = schema.safeParse(json);
-      if (!parsed.success)
-        return this.invalid(status, requestId, method, path, formatIssues(parsed.error), headers);
-      return { ok: true, value: parsed.data, requestId };
-    }
-
-    const envelope = errorEnvelopeSchema().safeParse(json);
-    const serverMessage =
-      envelope.success && envelope.data.error
-        ? envelope.data.error
-        : text.trim()
-          ? text.trim().slice(0, 200)
-          : undefined;
-    const error = createApiError({
-      status,
-      serverMessage: serverMessage === undefined ? undefined : redactSecrets(serverMessage, this.secrets),
-      requestId,
-      method,
-      path,
-      headers,
-    });
-    return { ok: false, error, outcome: { kind: "status", status }, headers };
-  }
-
-  private invalid(
-    status: number,
-    requestId: string | undefined,
-    method: string,
-    path: string,
-    issues: string[],
-    headers: Record<string, string>,
-  ): Attempt<never> {
-    return {
-      ok: false,
-      error: new ResponseValidationError({ status, requestId, method, path, issues }),
-      headers,
-    };
-  }
-
-  private transportFailure(method: string, path: string, cause: unknown): Attempt<never> {
-    const code = (cause as { code?: string }).code ?? "";
-    const detail = redactSecrets(
-      `${code ? `${code}: ` : ""}${(cause as Error)?.message ?? String(cause)}`,
-      this.secrets,
-    );
-    const timedOut = /TIMEOUT/.test(code);
-    this.count(timedOut ? "timeout" : "connection");
-    const ErrorClass = timedOut ? ApiTimeoutError : ApiConnectionError;
-    const error: ApiError = new ErrorClass({
-      status: undefined,
-      message: `${timedOut ? "Timed out" : "Connection failed"} (${method} ${path}): ${detail}`,
-      method,
-      path,
-      cause,
-    });
-    return { ok: false, error, outcome: { kind: timedOut ? "timeout" : "connection" }, headers: {} };
-  }
-
   private count(outcome: string): void {
     this.stats.outcomes[outcome] = (this.stats.outcomes[outcome] ?? 0) + 1;
   }
@@ -335,26 +227,4 @@ function describeOutcome(outcome: AttemptOutcome): string {
   if (outcome.kind === "status")
     return outcome.status === 429 ? "429 rate limited" : `status ${outcome.status}`;
   return outcome.kind === "timeout" ? "timed out" : "connection failed";
-}
-
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function pickRequestId(json: unknown, headers: Record<string, string>): string | undefined {
-  const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
-  if (typeof fromBody === "string" && fromBody) return fromBody;
-  return headers["x-request-id"] || undefined;
 }
