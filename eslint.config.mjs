@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "**/*.js", "!test/run.js"] },
+  { ignores: ["dist/**", "node_modules/**", ".runtimes/**", "**/*.js", "!test/run.js"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
