@@ -4,7 +4,7 @@ import { HostCallError, type DiffResult, type ProviderHost } from "./host";
 /**
  * An engine-like driver: the calls `pulumi preview`, `up`, `refresh` and `destroy` make on a
  * dynamic provider, in the engine's order, with the state kept between steps like a stack's
- * state file. Known differences from the real engine are listed in test/engine/README.md.
+ * state file. Known differences from the real engine are listed in src/engine-driver/README.md.
  */
 
 type Props = Record<string, unknown>;
