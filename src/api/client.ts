@@ -1,10 +1,10 @@
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { systemClock, type Clock } from "./clock";
-import { ConfigurationError } from "./errors";
-import { checkApiUrl, endpointSegment, uuidSegment } from "./guards";
-import { DEFAULT_RATE_LIMIT, type RateBudget, type RateLimit } from "./rateBudget";
-import { basicAuthorization } from "./redact";
+import { ApiError, ApiTimeoutError, ConfigurationError, ResponseValidationError } from "./errors";
+import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
+import { BudgetDeadlineError, DEFAULT_RATE_LIMIT, type RateBudget, type RateLimit } from "./rateBudget";
+import { basicAuthorization, secretForms } from "./redact";
 import {
   DEFAULT_RETRY_POLICY,
   retryDelayMs,
@@ -13,11 +13,17 @@ import {
   type AttemptOutcome,
   type RetryPolicy,
 } from "./retry";
-import { deleteEnvelopeSchema, serviceEnvelopeSchema, type Service } from "./schemas";
+import { serviceEnvelopeSchema, type Service } from "./schemas";
 import { sharedBudget, sharedDispatcher, type DispatcherTimeouts } from "./shared";
 import { sendAttempt } from "./transport";
 
 export type ServiceCommand = "start" | "stop";
+
+/** Per-attempt limits: the dispatcher's connect, headers and body-idle timeouts, and a hard total. */
+export interface AttemptTimeouts extends DispatcherTimeouts {
+  /** The whole attempt (connect, headers and the entire body), however the server trickles it. */
+  totalMs: number;
+}
 
 export interface ApiClientOptions {
   /** Base URL without `/v1`. `http://` only for loopback hosts. */
@@ -29,8 +35,8 @@ export interface ApiClientOptions {
   /** A budget of your own instead of the shared one (tests). */
   budget?: RateBudget;
   retry?: Partial<RetryPolicy>;
-  /** Per-attempt timeouts. Defaults: connect 10 s, headers 30 s, body 30 s. */
-  timeouts?: Partial<DispatcherTimeouts>;
+  /** Per-attempt timeouts. Defaults: `DEFAULT_TIMEOUTS`. */
+  timeouts?: Partial<AttemptTimeouts>;
   clock?: Clock;
   /** Jitter source, [0, 1). */
   random?: () => number;
@@ -39,9 +45,22 @@ export interface ApiClientOptions {
   dispatcher?: Dispatcher;
 }
 
+/** Counts requests that the server may have applied, across calls (the converger's command bound). */
+export interface ApplyBudget {
+  /** Requests sent so far whose answer was not a refusal (anything but 409 and 429). */
+  used: number;
+  /** No request is sent once `used` reaches this. */
+  max: number;
+}
+
 export interface RequestOptions {
-  /** Absolute clock time after which no retry starts (the caller's own deadline). */
+  /**
+   * Absolute clock time that bounds the whole call: waiting for the rate budget, every attempt
+   * and every retry. A call that cannot finish in time fails with `ApiTimeoutError`.
+   */
   deadline?: number;
+  /** For commands: shared count of sends that may have been applied; no send past its max. */
+  applyBudget?: ApplyBudget;
 }
 
 export interface ServiceResult {
@@ -58,11 +77,24 @@ export interface ClientStats {
   budgetWaitMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: DispatcherTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 };
+export const DEFAULT_TIMEOUTS: AttemptTimeouts = {
+  connectMs: 10_000,
+  headersMs: 30_000,
+  bodyMs: 30_000,
+  totalMs: 60_000,
+};
+
+/** The operations' path templates: the path sent must match its template exactly. */
+const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
+const STATE_PATH = `${SERVICE_PATH}/state`;
+const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePrivateEndpointId}`;
+
+/** Statuses that say the server refused the request without applying it (they do not use up an ApplyBudget). */
+const REFUSALS: readonly string[] = ["409", "429"];
 
 /**
  * The one authenticated HTTP client of the management API: three operations, typed results,
- * a shared rate budget, retries with backoff, per-attempt timeouts, and errors that never
+ * a shared rate budget, retries with backoff, bounded attempts and calls, and errors that never
  * carry the credentials.
  */
 export class ApiClient {
@@ -70,7 +102,7 @@ export class ApiClient {
   readonly keyId: string;
   readonly stats: ClientStats = { attempts: 0, retries: 0, outcomes: {}, budgetWaitMs: 0 };
   private readonly retryPolicy: RetryPolicy;
-  private readonly timeouts: DispatcherTimeouts;
+  private readonly timeouts: AttemptTimeouts;
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly log: (line: string) => void;
@@ -102,7 +134,7 @@ export class ApiClient {
     const authorization = basicAuthorization(options.keyId, options.keySecret);
     Object.defineProperty(this, "authorization", { value: authorization, enumerable: false });
     Object.defineProperty(this, "secrets", {
-      value: [options.keySecret, authorization.slice("Basic ".length)],
+      value: secretForms(options.keyId, options.keySecret),
       enumerable: false,
     });
   }
@@ -114,7 +146,14 @@ export class ApiClient {
     options: RequestOptions = {},
   ): Promise<ServiceResult> {
     const path = `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
-    const { value, requestId } = await this.send("GET", path, undefined, serviceEnvelopeSchema(), options);
+    const { value, requestId } = await this.send(
+      "GET",
+      SERVICE_PATH,
+      path,
+      undefined,
+      serviceEnvelopeSchema(),
+      options,
+    );
     return { service: value.result, requestId };
   }
 
@@ -131,6 +170,7 @@ export class ApiClient {
     const path = `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}/state`;
     const { value, requestId } = await this.send(
       "PATCH",
+      STATE_PATH,
       path,
       { command },
       serviceEnvelopeSchema(),
@@ -139,7 +179,10 @@ export class ApiClient {
     return { service: value.result, requestId };
   }
 
-  /** DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipesReversePrivateEndpoints/{endpointId} */
+  /**
+   * DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipesReversePrivateEndpoints/{id}.
+   * Any 2xx is success, with or without a body.
+   */
   async deleteReversePrivateEndpoint(
     organizationId: string,
     serviceId: string,
@@ -149,7 +192,7 @@ export class ApiClient {
     const path =
       `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}` +
       `/pipesReversePrivateEndpoints/${endpointSegment("reversePrivateEndpointId", reversePrivateEndpointId)}`;
-    const { requestId } = await this.send("DELETE", path, undefined, deleteEnvelopeSchema(), options);
+    const { requestId } = await this.send("DELETE", ENDPOINT_PATH, path, undefined, "any", options);
     return { requestId };
   }
 
@@ -158,20 +201,62 @@ export class ApiClient {
     return { apiUrl: this.apiUrl, keyId: this.keyId };
   }
 
-  /** One request with budget, retries and validation. */
+  /** One call: budget, attempts, retries and validation, all bounded by the caller's deadline. */
   private async send<S extends z.ZodType>(
     method: string,
+    template: string,
     path: string,
     body: unknown,
-    schema: S,
+    schema: S | "any",
     options: RequestOptions,
   ): Promise<{ value: z.infer<S>; requestId: string | undefined }> {
+    const url = checkedRequestUrl(this.apiUrl, template, path);
+    const { deadline, applyBudget } = options;
     const started = this.clock.now();
+    const changes = method !== "GET";
+    let possiblyApplied = false;
+    let lastError: ApiError | ResponseValidationError | undefined;
+    const fail = (error: ApiError | ResponseValidationError): never => {
+      if (changes && possiblyApplied) error.possiblyApplied = true;
+      throw error;
+    };
+    const outOfTime = (detail: string): never =>
+      fail(
+        lastError ??
+          new ApiTimeoutError({
+            status: undefined,
+            message: `Timed out (${method} ${path}): ${detail}`,
+            method,
+            path,
+          }),
+      );
+
     for (let attempt = 1; ; attempt++) {
-      if (this.budget) this.stats.budgetWaitMs += await this.budget.acquire();
+      if (applyBudget && applyBudget.used >= applyBudget.max) {
+        fail(
+          lastError ??
+            new ApiError({
+              status: undefined,
+              message: `Not sent (${method} ${path}): ${applyBudget.max} commands already sent in this converge`,
+              method,
+              path,
+            }),
+        );
+      }
+      if (this.budget) {
+        try {
+          this.stats.budgetWaitMs += await this.budget.acquire(deadline);
+        } catch (error) {
+          if (error instanceof BudgetDeadlineError) outOfTime(error.message);
+          throw error;
+        }
+      }
+      const remainingMs = deadline === undefined ? undefined : deadline - this.clock.now();
+      if (remainingMs !== undefined && remainingMs <= 0)
+        outOfTime("the deadline passed before the request was sent");
       this.stats.attempts++;
       const result = await sendAttempt({
-        url: `${this.apiUrl}${path}`,
+        url,
         method,
         path,
         body,
@@ -180,14 +265,25 @@ export class ApiClient {
         secrets: this.secrets,
         dispatcher: this.dispatcher,
         timeouts: this.timeouts,
+        totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs ?? Infinity),
       });
       this.count(result.label);
-      if (result.ok) return { value: result.value, requestId: result.requestId };
+      if (applyBudget && !REFUSALS.includes(result.label)) applyBudget.used++;
+      if (result.ok) return { value: result.value as z.infer<S>, requestId: result.requestId };
+      lastError = result.error;
+      // No definite answer, a server error or an unreadable 2xx: the server may have applied it.
+      if (
+        result.outcome === undefined ||
+        !(result.outcome.kind === "status" && result.outcome.status < 500)
+      ) {
+        possiblyApplied = true;
+      }
 
       const now = this.clock.now();
-      const serverDelayMs = serverRequestedDelayMs(result.headers, now);
-      if (result.outcome?.kind === "status" && result.outcome.status === 429 && this.budget) {
-        // Every caller shares the key: nobody should send before the server's window resets.
+      const serverDelayMs = serverRequestedDelayMs(result.headers, now, this.retryPolicy.maxServerDelayMs);
+      const rateLimited = result.outcome?.kind === "status" && result.outcome.status === 429;
+      if (rateLimited && this.budget) {
+        // Every caller shares the key: nobody sends before the server's window resets, waiters included.
         this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
       }
       const delayMs = retryDelayMs({
@@ -200,19 +296,19 @@ export class ApiClient {
         result.outcome !== undefined &&
         shouldRetry({
           method,
-          path,
+          path: template,
           outcome: result.outcome,
           attempt,
           elapsedMs: now - started,
           nextDelayMs: delayMs,
           policy: this.retryPolicy,
-        }) &&
-        (options.deadline === undefined || now + delayMs < options.deadline);
-      if (!retry) throw result.error;
+          remainingMs: deadline === undefined ? undefined : deadline - now,
+        });
+      if (!retry) fail(result.error);
       this.stats.retries++;
       this.log(
         `${method} ${path}: ${describeOutcome(result.outcome!)}; retrying in ${(delayMs / 1000).toFixed(1)}s ` +
-          `(attempt ${attempt + 1} of ${this.retryPolicy.maxAttempts})`,
+          `(attempt ${attempt + 1}${rateLimited ? "" : ` of ${this.retryPolicy.maxAttempts}`})`,
       );
       await this.clock.sleep(delayMs);
     }

@@ -4,7 +4,13 @@ export interface Clock {
   sleep(ms: number): Promise<void>;
 }
 
+/** Node's timers hold at most a signed 32-bit number of ms; a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  sleep: (ms) =>
+    new Promise((resolve) =>
+      setTimeout(resolve, Math.min(MAX_TIMER_MS, Math.max(0, Number.isFinite(ms) ? ms : 0))),
+    ),
 };

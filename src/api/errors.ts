@@ -25,8 +25,13 @@ export class ApiError extends Error {
   readonly method: string;
   /** Path of the request, relative to the base URL: never contains credentials. */
   readonly path: string;
-  /** Response headers (the request's headers are never kept: they hold the credentials). */
+  /** An allowlist of response headers, redacted (the request's headers are never kept). */
   readonly headers: Record<string, string>;
+  /**
+   * For PATCH and DELETE: true when some attempt got no definite answer (connection lost after
+   * sending, a timeout, a 5xx, an unreadable 2xx), so the server may have applied the request.
+   */
+  possiblyApplied = false;
 
   constructor(init: ApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -72,7 +77,18 @@ export class ResponseValidationError extends Error {
   readonly path: string;
   /** One line per problem, `<path>: <message>`. */
   readonly issues: string[];
-  constructor(init: { status: number; requestId?: string; method: string; path: string; issues: string[] }) {
+  /** An allowlist of response headers, redacted. */
+  readonly headers: Record<string, string>;
+  /** The answer was a 2xx: for PATCH and DELETE the server applied the request, most likely. */
+  possiblyApplied = false;
+  constructor(init: {
+    status: number;
+    requestId?: string;
+    method: string;
+    path: string;
+    issues: string[];
+    headers?: Record<string, string>;
+  }) {
     const message =
       `Unexpected response to ${init.method} ${init.path} (status ${init.status}` +
       `${init.requestId ? `, requestId ${init.requestId}` : ""}): ${init.issues.join("; ")}`;
@@ -83,6 +99,7 @@ export class ResponseValidationError extends Error {
     this.method = init.method;
     this.path = init.path;
     this.issues = init.issues;
+    this.headers = init.headers ?? {};
   }
 }
 

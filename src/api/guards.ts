@@ -6,9 +6,14 @@ export function isUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
 }
 
-/** Reverse private endpoint ids are not specified as uuids: any printable id without spaces or slashes. */
+/**
+ * Reverse private endpoint ids are not specified as uuids: 1 to 128 of letters, digits and
+ * `. _ : ~ -`, and not made of dots alone. `.` and `..` are dot segments that URL normalisation
+ * removes: `../` would aim a DELETE at the service itself. No `%`, `/` or `\\`, so nothing can be
+ * decoded or re-encoded into another path.
+ */
 export function isEndpointId(value: unknown): value is string {
-  return typeof value === "string" && /^[A-Za-z0-9._:~-]{1,128}$/.test(value);
+  return typeof value === "string" && /^[A-Za-z0-9._:~-]{1,128}$/.test(value) && !/^\.+$/.test(value);
 }
 
 /** Throws a clear error unless `value` is a uuid; returns it percent-encoded for a path. */
@@ -24,10 +29,39 @@ export function uuidSegment(name: string, value: unknown): string {
 export function endpointSegment(name: string, value: unknown): string {
   if (!isEndpointId(value)) {
     throw new TypeError(
-      `${name} must be 1 to 128 characters of letters, digits and . _ : ~ -, got ${JSON.stringify(value)}`,
+      `${name} must be 1 to 128 characters of letters, digits and . _ : ~ -, not dots alone, got ${JSON.stringify(value)}`,
     );
   }
   return encodeURIComponent(value);
+}
+
+/** One path segment of an operation's template: what a guarded id encodes to, never a dot segment. */
+const TEMPLATE_SEGMENT = "(?!\\.+(?:/|$))[A-Za-z0-9._:~-]{1,128}";
+
+/**
+ * The last line before a request leaves: the URL about to be sent must have exactly the path
+ * built from the operation's template (`/v1/organizations/{organizationId}/...`), with no
+ * normalisation, decoding or re-encoding having changed it, and no query or fragment. Returns
+ * the URL to send; throws, sending nothing, on any difference.
+ */
+export function checkedRequestUrl(apiUrl: string, template: string, path: string): string {
+  const pattern = new RegExp(`^${template.replace(/\{[A-Za-z]+\}/g, TEMPLATE_SEGMENT)}$`);
+  const base = new URL(apiUrl);
+  const url = new URL(`${apiUrl}${path}`);
+  const expected = `${base.pathname.replace(/\/+$/, "")}${path}`;
+  if (
+    !pattern.test(path) ||
+    url.pathname !== expected ||
+    url.search ||
+    url.hash ||
+    url.origin !== base.origin
+  ) {
+    throw new TypeError(
+      `Refusing to send: the request path ${JSON.stringify(path)} does not match ${template} as sent ` +
+        `(${JSON.stringify(url.pathname)})`,
+    );
+  }
+  return url.href;
 }
 
 /** True for hosts whose traffic never leaves the machine. */
@@ -45,7 +79,11 @@ export function checkApiUrl(text: string): { url: string } | { problems: string[
   try {
     url = new URL(text);
   } catch {
-    return { problems: [`"${text}" is not an absolute URL (expected e.g. https://api.example.com)`] };
+    return {
+      problems: [
+        `${JSON.stringify(withoutUserinfo(text))} is not an absolute URL (expected e.g. https://api.example.com)`,
+      ],
+    };
   }
   const problems: string[] = [];
   if (url.protocol !== "https:" && url.protocol !== "http:") {
@@ -62,4 +100,9 @@ export function checkApiUrl(text: string): { url: string } | { problems: string[
   if (/\/v1$/.test(path)) problems.push("give the base URL without the trailing /v1 (the client adds it)");
   if (problems.length) return { problems };
   return { url: `${url.origin}${path}` };
+}
+
+/** A URL's text with any `user:password@` part masked, for messages. */
+export function withoutUserinfo(text: string): string {
+  return text.replace(/(^|:\/\/)([^/?#]*)@/, "$1***@");
 }

@@ -34,11 +34,26 @@ export function formatRateLimit(limit: RateLimit | false): string {
     : `${limit.requests}/${limit.windowMs % 1000 === 0 ? `${limit.windowMs / 1000}s` : `${limit.windowMs}ms`}`;
 }
 
+/** Thrown when the budget's next slot lies past the caller's deadline: nothing was sent. */
+export class BudgetDeadlineError extends Error {
+  /** When the request could have been sent, in clock time. */
+  readonly nextSlotAt: number;
+  constructor(nextSlotAt: number, deadline: number) {
+    super(
+      `the client's rate budget has no slot before the deadline (next slot in ` +
+        `${Math.ceil((nextSlotAt - deadline) / 1000)} s past it)`,
+    );
+    this.name = "BudgetDeadlineError";
+    this.nextSlotAt = nextSlotAt;
+  }
+}
+
 /**
  * A sliding-window budget: at most `requests` grants in any span of `windowMs` (+ a safety
  * margin for network jitter), which also satisfies a server counting in fixed windows.
- * Grants are handed out in arrival order; after a 429 the whole budget pauses until the
- * server's reset, since every caller shares the same key.
+ * Grants are handed out in arrival order. After a 429 the whole budget pauses until the
+ * server's reset, since every caller shares the same key: requests already waiting for a slot
+ * included (a waiter whose slot falls inside a pause takes a new one after it).
  */
 export class RateBudget {
   readonly limit: RateLimit;
@@ -56,23 +71,36 @@ export class RateBudget {
     this.marginMs = marginMs;
   }
 
-  /** Reserves the next slot and waits for it. Resolves with the time waited, in ms. */
-  async acquire(): Promise<number> {
-    const now = this.clock.now();
-    const at = this.reserve(now);
-    const waitMs = at - now;
-    this.stats.granted++;
-    if (waitMs > 0) {
-      this.stats.waited++;
-      this.stats.waitedMs += waitMs;
-      await this.clock.sleep(waitMs);
+  /**
+   * Reserves the next slot and waits for it. Resolves with the time waited, in ms. With a
+   * deadline, throws `BudgetDeadlineError` (reserving nothing) when the slot lies past it.
+   */
+  async acquire(deadline?: number): Promise<number> {
+    const started = this.clock.now();
+    for (;;) {
+      const now = this.clock.now();
+      const at = this.nextGrantAt(now);
+      if (deadline !== undefined && at > deadline) throw new BudgetDeadlineError(at, deadline);
+      this.grants.push(at);
+      if (at > now) await this.clock.sleep(at - now);
+      // A 429 seen while we waited pauses us too: give the slot back and queue after the pause.
+      if (this.blockedUntil > at) {
+        this.release(at);
+        continue;
+      }
+      const waitedMs = at - started;
+      this.stats.granted++;
+      if (waitedMs > 0) {
+        this.stats.waited++;
+        this.stats.waitedMs += waitedMs;
+      }
+      return waitedMs;
     }
-    return waitMs;
   }
 
   /** Pauses every grant until `timeMs` (a 429 told us the window is spent). */
   blockUntil(timeMs: number): void {
-    this.blockedUntil = Math.max(this.blockedUntil, timeMs);
+    if (Number.isFinite(timeMs)) this.blockedUntil = Math.max(this.blockedUntil, timeMs);
   }
 
   /** The time the next grant would happen, without taking it. */
@@ -87,10 +115,9 @@ export class RateBudget {
     return at;
   }
 
-  private reserve(now: number): number {
-    const at = this.nextGrantAt(now);
-    this.grants.push(at);
-    return at;
+  private release(at: number): void {
+    const index = this.grants.lastIndexOf(at);
+    if (index >= 0) this.grants.splice(index, 1);
   }
 
   /** Drops grants that no longer count against any future window. */

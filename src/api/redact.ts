@@ -1,21 +1,63 @@
 /**
- * Removes secrets from text that may reach an error message, a log line or state.
- * Both the raw secret and the Basic token built from it are replaced, as are any
- * `Authorization` header values that slipped into a string (octokit does the same).
+ * Removes the credentials from anything that may reach an error, a log line, an output or state.
+ * The server may echo them back (in a header, a requestId, a body, a field of a Service), in any
+ * encoding: each form below is replaced, and so is any `Authorization` header value that slipped
+ * into a string (octokit does the same).
  */
-export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text.replace(
-    /(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[A-Za-z0-9+/=._-]+/gi,
-    "$1$2 [REDACTED]",
-  );
-  for (const secret of secrets) {
-    // Very short values would blank out ordinary words; real secrets are long.
-    if (secret && secret.length >= 6) out = out.split(secret).join("[REDACTED]");
-  }
-  return out;
-}
+
+export const REDACTED = "[REDACTED]";
+
+/** Secrets shorter than this are not searched for: they would blank out ordinary words. */
+const MIN_SECRET_LENGTH = 6;
 
 /** The `Authorization` header value for a key pair. */
 export function basicAuthorization(keyId: string, keySecret: string): string {
   return `Basic ${Buffer.from(`${keyId}:${keySecret}`, "utf8").toString("base64")}`;
+}
+
+/**
+ * Every form of the key secret and of its Basic token that could come back in text: raw,
+ * base64 and base64url, JSON-escaped, URL-encoded (both `encodeURIComponent` and form encoding).
+ */
+export function secretForms(keyId: string, keySecret: string): string[] {
+  const token = basicAuthorization(keyId, keySecret).slice("Basic ".length);
+  const forms = new Set<string>();
+  for (const value of [keySecret, token, Buffer.from(keySecret, "utf8").toString("base64")]) {
+    forms.add(value);
+    forms.add(JSON.stringify(value).slice(1, -1));
+    forms.add(encodeURIComponent(value));
+    forms.add(new URLSearchParams({ v: value }).toString().slice(2));
+    forms.add(Buffer.from(value, "utf8").toString("base64url"));
+  }
+  // Longest first, so a form that contains another is replaced whole.
+  return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+}
+
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text.replace(
+    /(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[A-Za-z0-9+/=._~%-]+/gi,
+    `$1$2 ${REDACTED}`,
+  );
+  for (const secret of secrets) {
+    if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/** Redacts every string in a parsed JSON value (keys included); returns a new value. */
+export function redactDeep(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === "string") return redactSecrets(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets));
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value))
+      out[redactSecrets(key, secrets)] = redactDeep(item, secrets);
+    return out;
+  }
+  return value;
+}
+
+/** Cuts text to `max` characters, saying how much was left out. Redact first, then truncate. */
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }

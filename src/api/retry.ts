@@ -5,14 +5,16 @@
  */
 
 export interface RetryPolicy {
-  /** Attempts in all, the first included. */
+  /** Attempts in all, the first included. A 429 does not count against it: see `shouldRetry`. */
   maxAttempts: number;
   /** Backoff base: the ceiling of the first retry's delay. */
   baseDelayMs: number;
   /** Ceiling of any computed backoff delay. */
   maxDelayMs: number;
-  /** No retry starts once this much time has passed since the first attempt. */
+  /** Without a caller's deadline, no retry starts once this much time has passed since the first attempt. */
   maxElapsedMs: number;
+  /** Ceiling of a wait the server asks for (Retry-After, X-RateLimit-Reset). */
+  maxServerDelayMs: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -20,7 +22,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   baseDelayMs: 1000,
   maxDelayMs: 30_000,
   maxElapsedMs: 180_000,
+  maxServerDelayMs: 60_000,
 };
+
+/** No retry delay is shorter than this, whatever the scaling: no setting makes a tight loop. */
+export const MIN_RETRY_DELAY_MS = 10;
 
 export const RETRYABLE_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
 
@@ -38,7 +44,12 @@ export function isRetryableOutcome(outcome: AttemptOutcome): boolean {
   return outcome.kind !== "status" || RETRYABLE_STATUSES.includes(outcome.status);
 }
 
-/** Whether to try again after `attempt` attempts (1-based) that ended with `outcome`. */
+/**
+ * Whether to try again after `attempt` attempts (1-based) that ended with `outcome`.
+ * A 429 means "wait your turn", not failure: with a caller's deadline it is retried for as long
+ * as the deadline leaves room, whatever the attempt count; without one, within `maxElapsedMs`.
+ * Everything else stops at `maxAttempts` or `maxElapsedMs`, and nothing is retried past the deadline.
+ */
 export function shouldRetry(args: {
   method: string;
   path: string;
@@ -47,47 +58,55 @@ export function shouldRetry(args: {
   elapsedMs: number;
   nextDelayMs: number;
   policy: RetryPolicy;
+  /** Time left before the caller's deadline, if it has one. */
+  remainingMs?: number;
 }): boolean {
-  const { policy } = args;
-  return (
-    isRetryableRequest(args.method, args.path) &&
-    isRetryableOutcome(args.outcome) &&
-    args.attempt < policy.maxAttempts &&
-    args.elapsedMs + args.nextDelayMs <= policy.maxElapsedMs
-  );
+  const { policy, outcome } = args;
+  if (!isRetryableRequest(args.method, args.path) || !isRetryableOutcome(outcome)) return false;
+  if (args.remainingMs !== undefined && args.nextDelayMs >= args.remainingMs) return false;
+  const rateLimited = outcome.kind === "status" && outcome.status === 429;
+  if (rateLimited && args.remainingMs !== undefined) return true;
+  const withinElapsed = args.elapsedMs + args.nextDelayMs <= policy.maxElapsedMs;
+  return withinElapsed && (rateLimited || args.attempt < policy.maxAttempts);
 }
 
+/** A header value of whole or decimal seconds, or milliseconds since the epoch: a plain number. */
+const NUMBER = /^\d{1,16}(\.\d{1,6})?$/;
+
 /**
- * How long the server asked us to wait, in ms: `Retry-After` (seconds or an HTTP date) and
- * `X-RateLimit-Reset` (seconds until the window resets; an epoch value is also understood).
- * The larger wins; undefined when neither is usable.
+ * How long the server asked us to wait, in ms, capped at `maxDelayMs`: `Retry-After` (seconds
+ * or an HTTP date) and `X-RateLimit-Reset`, read as delta seconds (below 1e9), epoch seconds
+ * (below 1e12) or epoch milliseconds. The larger wins; undefined when neither is usable.
  */
 export function serverRequestedDelayMs(
   headers: Record<string, string | undefined>,
   nowMs: number,
+  maxDelayMs = DEFAULT_RETRY_POLICY.maxServerDelayMs,
 ): number | undefined {
   const candidates: number[] = [];
   const retryAfter = headers["retry-after"]?.trim();
   if (retryAfter) {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) candidates.push(Number(retryAfter) * 1000);
+    if (NUMBER.test(retryAfter)) candidates.push(Number(retryAfter) * 1000);
     else {
       const at = Date.parse(retryAfter);
-      if (!Number.isNaN(at)) candidates.push(Math.max(0, at - nowMs));
+      if (!Number.isNaN(at)) candidates.push(at - nowMs);
     }
   }
   const reset = headers["x-ratelimit-reset"]?.trim();
-  if (reset && /^\d+(\.\d+)?$/.test(reset)) {
+  if (reset && NUMBER.test(reset)) {
     const value = Number(reset);
-    // Values this large are epoch seconds, not a countdown.
-    candidates.push(value > 1e9 ? Math.max(0, value * 1000 - nowMs) : value * 1000);
+    candidates.push(value >= 1e12 ? value - nowMs : value >= 1e9 ? value * 1000 - nowMs : value * 1000);
   }
-  return candidates.length ? Math.max(...candidates) : undefined;
+  const usable = candidates.filter((ms) => Number.isFinite(ms));
+  if (!usable.length) return undefined;
+  return Math.min(maxDelayMs, Math.max(0, ...usable));
 }
 
 /**
  * Delay before retry number `retry` (1 for the first retry). Full jitter on an exponential
  * ceiling, unless the server named a wait: then that wait plus a little jitter, so waiters
- * released together do not hit the server in the same millisecond.
+ * released together do not hit the server in the same millisecond. Never below
+ * `MIN_RETRY_DELAY_MS`.
  */
 export function retryDelayMs(args: {
   retry: number;
@@ -97,8 +116,9 @@ export function retryDelayMs(args: {
 }): number {
   const { policy, random } = args;
   if (args.serverDelayMs !== undefined) {
-    return Math.round(args.serverDelayMs + random() * Math.min(500, policy.baseDelayMs));
+    const server = Math.min(args.serverDelayMs, policy.maxServerDelayMs);
+    return Math.max(MIN_RETRY_DELAY_MS, Math.round(server + random() * Math.min(500, policy.baseDelayMs)));
   }
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (args.retry - 1));
-  return Math.round(random() * ceiling);
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(args.retry - 1, 30));
+  return Math.max(MIN_RETRY_DELAY_MS, Math.round(random() * ceiling));
 }

@@ -7,34 +7,56 @@ import {
   createApiError,
   ResponseValidationError,
 } from "./errors";
-import { redactSecrets } from "./redact";
+import { redactDeep, redactSecrets, truncate } from "./redact";
 import type { AttemptOutcome } from "./retry";
 import { errorEnvelopeSchema, formatIssues } from "./schemas";
 import type { DispatcherTimeouts } from "./shared";
 import { USER_AGENT } from "./version";
 
+/** Bodies are read up to this many bytes (a Service is a few KB); the rest is never buffered. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Longest server message kept on an error, after redaction. */
+export const MAX_SERVER_MESSAGE_CHARS = 500;
+/** Longest request id kept (a uuid is 36 characters). */
+export const MAX_REQUEST_ID_CHARS = 100;
+/** The only response headers an error keeps (redacted): what retries and support tickets need. */
+export const KEPT_HEADERS: readonly string[] = [
+  "content-type",
+  "date",
+  "retry-after",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
+  "x-request-id",
+];
+
 /** One HTTP attempt, as the client's retry loop sees it. */
 export interface AttemptRequest<S extends z.ZodType> {
+  /** The full URL, already checked against the operation's template. */
   url: string;
   method: string;
   /** Path relative to the base URL, for messages: never holds credentials. */
   path: string;
   body: unknown;
-  schema: S;
+  /** Schema of a 2xx body; `"any"` takes any 2xx, with or without a body, as success. */
+  schema: S | "any";
   authorization: string;
-  /** Values to redact from anything kept: the key secret and its Basic token. */
+  /** Values to redact from anything kept: every form of the key secret and its Basic token. */
   secrets: readonly string[];
   dispatcher: Dispatcher;
   timeouts: DispatcherTimeouts;
+  /** Hard limit on the whole attempt (connect, headers and the entire body), in ms. */
+  totalTimeoutMs: number;
 }
 
 export type Attempt<T> =
   | { ok: true; value: T; requestId: string | undefined; label: string }
   | {
       ok: false;
-      error: Error;
+      error: ApiError | ResponseValidationError;
       /** Undefined when the answer arrived but did not fit (not retried). */
       outcome?: AttemptOutcome;
+      /** Response headers as received (lower-case names), for the retry policy only: never kept. */
       headers: Record<string, string>;
       /** The status, or `connection` / `timeout`: what the client's stats count. */
       label: string;
@@ -42,14 +64,18 @@ export type Attempt<T> =
 
 /** Sends one request and reads, validates and classifies its answer. Never throws. */
 export async function sendAttempt<S extends z.ZodType>(req: AttemptRequest<S>): Promise<Attempt<z.infer<S>>> {
-  const { method, path } = req;
+  const { method, path, secrets } = req;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), Math.max(1, req.totalTimeoutMs));
   let status: number;
   let headers: Record<string, string>;
   let text: string;
+  let bytes: number;
   try {
     const response = await request(req.url, {
       method: method as Dispatcher.HttpMethod,
       dispatcher: req.dispatcher,
+      signal: controller.signal,
       headers: {
         authorization: req.authorization,
         accept: "application/json",
@@ -62,43 +88,64 @@ export async function sendAttempt<S extends z.ZodType>(req: AttemptRequest<S>): 
     });
     status = response.statusCode;
     headers = flattenHeaders(response.headers);
-    text = await response.body.text();
+    ({ text, bytes } = await readCapped(response.body, MAX_BODY_BYTES));
   } catch (cause) {
-    return transportFailure(method, path, cause, req.secrets);
+    return transportFailure(method, path, cause, secrets, controller.signal.aborted, req.totalTimeoutMs);
+  } finally {
+    clearTimeout(timer);
   }
   const label = String(status);
-
+  const kept = keptHeaders(headers, secrets);
   const json = parseJson(text);
-  const requestId = pickRequestId(json, headers);
+  const requestId = pickRequestId(json, headers, secrets);
+
   if (status >= 200 && status < 300) {
     const invalid = (issues: string[]): Attempt<never> => ({
       ok: false,
-      error: new ResponseValidationError({ status, requestId, method, path, issues }),
+      error: new ResponseValidationError({ status, requestId, method, path, issues, headers: kept }),
       headers,
       label,
     });
-    if (json === undefined) return invalid([`(body): not JSON: ${JSON.stringify(text.slice(0, 80))}`]);
-    const parsed = req.schema.safeParse(json);
+    if (bytes > MAX_BODY_BYTES) return invalid([`(body): larger than ${MAX_BODY_BYTES} bytes`]);
+    if (req.schema === "any")
+      return { ok: true, value: redactDeep(json, secrets) as z.infer<S>, requestId, label };
+    if (json === undefined) {
+      return invalid([`(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, secrets), 80))}`]);
+    }
+    // Redacted before validation: a Service field echoing the secret never reaches an output.
+    const parsed = req.schema.safeParse(redactDeep(json, secrets));
     if (!parsed.success) return invalid(formatIssues(parsed.error));
     return { ok: true, value: parsed.data, requestId, label };
   }
 
   const envelope = errorEnvelopeSchema().safeParse(json);
-  const serverMessage =
-    envelope.success && envelope.data.error
-      ? envelope.data.error
-      : text.trim()
-        ? text.trim().slice(0, 200)
-        : undefined;
-  const error = createApiError({
-    status,
-    serverMessage: serverMessage === undefined ? undefined : redactSecrets(serverMessage, req.secrets),
-    requestId,
-    method,
-    path,
-    headers,
-  });
+  const raw = envelope.success && envelope.data.error ? envelope.data.error : text.trim();
+  const serverMessage = raw ? truncate(redactSecrets(raw, secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
+  const error = createApiError({ status, serverMessage, requestId, method, path, headers: kept });
   return { ok: false, error, outcome: { kind: "status", status }, headers, label };
+}
+
+/**
+ * Reads a body as a stream, keeping at most `cap` bytes; past that the stream is destroyed
+ * (and the connection with it), so a huge answer costs `cap` bytes of memory, not its size.
+ * `bytes` is more than `cap` when the body was cut.
+ */
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  cap: number,
+): Promise<{ text: string; bytes: number }> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > cap) {
+      chunks.push(chunk.subarray(0, chunk.length - (bytes - cap)));
+      body.destroy();
+      break;
+    }
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), bytes };
 }
 
 function transportFailure(
@@ -106,20 +153,24 @@ function transportFailure(
   path: string,
   cause: unknown,
   secrets: readonly string[],
+  aborted: boolean,
+  totalTimeoutMs: number,
 ): Attempt<never> {
-  const code = (cause as { code?: string }).code ?? "";
-  const detail = redactSecrets(
-    `${code ? `${code}: ` : ""}${(cause as Error)?.message ?? String(cause)}`,
-    secrets,
-  );
-  const timedOut = /TIMEOUT/.test(code);
+  const code = String((cause as { code?: unknown } | undefined)?.code ?? "");
+  const timedOut = aborted || /TIMEOUT/.test(code);
+  const detail = aborted
+    ? `no complete answer within ${(totalTimeoutMs / 1000).toFixed(1)} s`
+    : redactSecrets(`${code ? `${code}: ` : ""}${(cause as Error)?.message ?? String(cause)}`, secrets);
   const ErrorClass = timedOut ? ApiTimeoutError : ApiConnectionError;
+  // The cause is rebuilt from redacted text: undici's own error is not kept (nothing of the
+  // request may leave through a cause chain).
+  const safeCause = Object.assign(new Error(detail), code ? { code } : {});
   const error: ApiError = new ErrorClass({
     status: undefined,
     message: `${timedOut ? "Timed out" : "Connection failed"} (${method} ${path}): ${detail}`,
     method,
     path,
-    cause,
+    cause: safeCause,
   });
   const kind = timedOut ? "timeout" : "connection";
   return { ok: false, error, outcome: { kind }, headers: {}, label: kind };
@@ -133,7 +184,16 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
+function keptHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    if (headers[name] !== undefined) kept[name] = truncate(redactSecrets(headers[name], secrets), 200);
+  }
+  return kept;
+}
+
 function parseJson(text: string): unknown {
+  if (!text) return undefined;
   try {
     return JSON.parse(text);
   } catch {
@@ -141,8 +201,12 @@ function parseJson(text: string): unknown {
   }
 }
 
-function pickRequestId(json: unknown, headers: Record<string, string>): string | undefined {
+function pickRequestId(
+  json: unknown,
+  headers: Record<string, string>,
+  secrets: readonly string[],
+): string | undefined {
   const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
-  if (typeof fromBody === "string" && fromBody) return fromBody;
-  return headers["x-request-id"] || undefined;
+  const raw = typeof fromBody === "string" && fromBody ? fromBody : headers["x-request-id"];
+  return raw ? truncate(redactSecrets(raw, secrets), MAX_REQUEST_ID_CHARS) : undefined;
 }

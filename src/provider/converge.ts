@@ -1,8 +1,8 @@
 import type { Clock } from "../api/clock";
-import type { ApiClient, ServiceCommand } from "../api/client";
-import { ConflictError } from "../api/errors";
+import type { ApiClient, ApplyBudget, ServiceCommand } from "../api/client";
+import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
-import { decide, type DesiredState } from "./stateTable";
+import { decide, type Decision, type DesiredState } from "./stateTable";
 
 /** Waiting and re-sending knobs. Defaults are for the real service; tests scale them down. */
 export interface ConvergeTuning {
@@ -16,9 +16,16 @@ export interface ConvergeTuning {
   commandGraceMs: number;
   /** At most one progress line this often. */
   progressEveryMs: number;
-  /** Commands sent in one converge at most (someone else flipping the service back ends it). */
+  /**
+   * PATCH requests one converge sends at most, counted on the wire: resends and the client's
+   * transport retries included; only answers that refuse without applying (409, 429) are not
+   * counted. Someone else flipping the service back ends the converge.
+   */
   maxCommands: number;
 }
+
+/** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */
+export const MIN_POLL_MS = 10;
 
 export const DEFAULT_TUNING: ConvergeTuning = {
   firstPollMs: 1_000,
@@ -54,6 +61,8 @@ export interface ConvergeResult {
   service: Service;
   /** Commands the server accepted, in order. */
   commands: ServiceCommand[];
+  /** PATCH requests sent on the wire that the server may have applied (at most `maxCommands`). */
+  commandsSent: number;
   /** Requests sent (GETs and PATCHes, retries not counted). */
   calls: number;
 }
@@ -95,14 +104,21 @@ function seconds(ms: number): string {
 /**
  * Brings a service to the desired run state: reads it, sends start/stop only when the state
  * table says so, never against a transition in progress, and waits (polling with growing,
- * jittered intervals, bounded by the deadline) until it is there.
+ * jittered intervals, bounded by the deadline, with a last poll just before it) until it is there.
  */
 export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Promise<ConvergeResult> {
   const { client, clock, log, tuning } = deps;
   const { organizationId, serviceId, desired } = request;
+  if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0) {
+    throw new TypeError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
+  }
   const started = clock.now();
   const deadline = started + request.timeoutMs;
+  // The last poll happens this long before the deadline, so that it can still answer in time.
+  const finalPollReserveMs = Math.min(1_000, request.timeoutMs * 0.05);
   const commands: ServiceCommand[] = [];
+  const applyBudget: ApplyBudget = { used: 0, max: tuning.maxCommands };
+  let commandMaybeApplied = false; // a PATCH whose answer was lost or unreadable
   let calls = 0;
   let service: Service | undefined;
   let polls = 0; // polls since the last command, for the interval's growth
@@ -113,16 +129,46 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
   let stateAtCommand: string | undefined;
   let lastCommandAt = 0;
   let movedSinceCommand = false;
+  let lastDecision: Decision | undefined;
 
   const fail = (kind: ConvergeError["kind"], message: string, cause?: unknown): never => {
-    throw new ConvergeError({ kind, message, commandAccepted: commands.length > 0, service, cause });
+    throw new ConvergeError({
+      kind,
+      message,
+      commandAccepted: commands.length > 0 || commandMaybeApplied,
+      service,
+      cause,
+    });
+  };
+  const timedOut = (cause?: unknown): never => {
+    const now = clock.now();
+    const label = describeService(service ?? {}, serviceId);
+    const sentText = commands.length ? ` after sending ${commands.join(", then ")}` : "";
+    const state = service?.state;
+    const unknown =
+      lastDecision?.action === "wait" && lastDecision.reason === "unknown"
+        ? " (a state this provider does not know)"
+        : "";
+    return fail(
+      "timeout",
+      `Timed out after ${seconds(now - started)} waiting for ${label} to be ${desired}${sentText}: ` +
+        `it is ${state || "in no reported state"}${unknown}. Raise timeoutSeconds if it needs longer.`,
+      cause,
+    );
   };
   const call = async <T>(what: () => Promise<T>): Promise<T> => {
     calls++;
     try {
       return await what();
     } catch (error) {
+      if ((error instanceof ApiError || error instanceof ResponseValidationError) && error.possiblyApplied) {
+        commandMaybeApplied = true;
+      }
       if (error instanceof ConflictError) throw error;
+      // The deadline ran out inside the client (budget wait or last attempt): a converge timeout.
+      if (error instanceof ApiTimeoutError && clock.now() >= deadline - finalPollReserveMs && service) {
+        return timedOut(error);
+      }
       return fail("api", (error as Error).message, error);
     }
   };
@@ -135,28 +181,31 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
     const now = clock.now();
     const label = describeService(observed, serviceId);
     const decision = decide(state, desired);
+    lastDecision = decision;
 
     if (decision.action === "satisfied") {
       if (decision.warning) log.warn(`${label}: ${decision.warning}`);
       if (commands.length) log.info(`${label} is ${state} (${seconds(now - started)})`);
-      return { service: observed, commands, calls };
+      return { service: observed, commands, commandsSent: applyBudget.used, calls };
     }
     if (decision.action === "fail") return fail("terminal", `${label}: ${decision.reason}`);
 
     let command: ServiceCommand | undefined;
     if (decision.action === "start" || decision.action === "stop") {
-      if (commands.length === 0) command = decision.action;
-      else if (movedSinceCommand) {
-        // It moved after our command and came back: something else is changing it.
-        if (commands.length >= tuning.maxCommands) {
+      const canSend = applyBudget.used < applyBudget.max;
+      if (commands.length === 0 && !commandMaybeApplied) command = decision.action;
+      else if (movedSinceCommand || (commands.length === 0 && commandMaybeApplied)) {
+        // It moved after our command and came back (something else is changing it), or our
+        // first command's answer was lost: send again, within the bound.
+        if (!canSend) {
           return fail(
             "flapping",
-            `${label} went back to ${state} after ${commands.length} commands; something else is changing ` +
+            `${label} went back to ${state} after ${applyBudget.used} commands; something else is changing ` +
               `its state. Stopping here so as not to fight it.`,
           );
         }
         command = decision.action;
-      } else if (!resent && now - lastCommandAt >= tuning.commandGraceMs) {
+      } else if (!resent && canSend && now - lastCommandAt >= tuning.commandGraceMs) {
         // Nothing moved for a whole grace period: the command may have been lost. Once.
         resent = true;
         command = decision.action;
@@ -166,14 +215,14 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       }
     } else if (!request.waitForState && decision.reason === "transition") {
       // Already on its way and the caller does not want to wait.
-      return { service: observed, commands, calls };
+      return { service: observed, commands, commandsSent: applyBudget.used, calls };
     }
 
     if (command) {
       const sent = command;
       try {
         const answer = await call(() =>
-          client.changeServiceState(organizationId, serviceId, sent, { deadline }),
+          client.changeServiceState(organizationId, serviceId, sent, { deadline, applyBudget }),
         );
         commands.push(sent);
         log.info(`${label}: sent ${sent} (was ${state}); target ${desired}`);
@@ -181,7 +230,8 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
         lastCommandAt = clock.now();
         movedSinceCommand = false;
         polls = 0;
-        if (!request.waitForState) return { service: answer.service, commands, calls };
+        if (!request.waitForState)
+          return { service: answer.service, commands, commandsSent: applyBudget.used, calls };
         // The PATCH answer is a fresh look at the service: it counts as a poll.
         observed = answer.service;
         continue;
@@ -193,28 +243,21 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
     }
 
     const afterWait = clock.now();
-    if (afterWait >= deadline) {
-      const sentText = commands.length ? ` after sending ${commands.join(", then ")}` : "";
-      const unknown =
-        decision.action === "wait" && decision.reason === "unknown"
-          ? " (a state this provider does not know)"
-          : "";
-      return fail(
-        "timeout",
-        `Timed out after ${seconds(afterWait - started)} waiting for ${label} to be ${desired}${sentText}: ` +
-          `it is ${state || "in no reported state"}${unknown}. Raise timeoutSeconds if it needs longer.`,
-      );
-    }
+    if (afterWait >= deadline - finalPollReserveMs) return timedOut();
     if (afterWait - lastProgressAt >= tuning.progressEveryMs) {
       lastProgressAt = afterWait;
       log.info(`${label}: ${state}, target ${desired}, ${seconds(afterWait - started)} elapsed`);
     }
 
-    const interval = Math.min(tuning.maxPollMs, tuning.firstPollMs * tuning.pollGrowth ** polls);
-    const jittered = interval * (0.8 + 0.4 * deps.random());
+    const interval = Math.min(
+      tuning.maxPollMs,
+      tuning.firstPollMs * tuning.pollGrowth ** Math.min(polls, 64),
+    );
+    const jittered = Math.max(MIN_POLL_MS, interval * (0.8 + 0.4 * deps.random()));
     polls++;
-    await clock.sleep(Math.max(0, Math.min(jittered, deadline - afterWait)));
+    await clock.sleep(Math.max(0, Math.min(jittered, deadline - finalPollReserveMs - afterWait)));
     observed = (await call(() => client.getService(organizationId, serviceId, { deadline }))).service;
-    if (commands.length && observed.state !== stateAtCommand) movedSinceCommand = true;
+    if ((commands.length || commandMaybeApplied) && observed.state !== stateAtCommand)
+      movedSinceCommand = true;
   }
 }

@@ -23,6 +23,7 @@ import { parseRateLimit, RateBudget } from "../../src/api/rateBudget";
 import { redactSecrets } from "../../src/api/redact";
 import {
   DEFAULT_RETRY_POLICY,
+  MIN_RETRY_DELAY_MS,
   retryDelayMs,
   serverRequestedDelayMs,
   shouldRetry,
@@ -103,9 +104,32 @@ describe("retry delay", () => {
   it("is full jitter under an exponential ceiling capped at maxDelayMs", () => {
     for (let retry = 1; retry <= 10; retry++) {
       const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
-      assert.equal(retryDelayMs({ retry, policy, random: () => 0 }), 0);
+      assert.equal(
+        retryDelayMs({ retry, policy, random: () => 0 }),
+        MIN_RETRY_DELAY_MS,
+        "never below the floor",
+      );
       assert.equal(retryDelayMs({ retry, policy, random: () => 0.999999 }), Math.round(0.999999 * ceiling));
     }
+  });
+
+  it("keeps a floor under every delay, however small the scaled policy", () => {
+    const tiny = { ...policy, baseDelayMs: 0.001, maxDelayMs: 0.03 };
+    for (const random of [() => 0, () => 0.5, () => 0.999]) {
+      assert.equal(retryDelayMs({ retry: 3, policy: tiny, random }), MIN_RETRY_DELAY_MS);
+      assert.equal(retryDelayMs({ retry: 3, policy: tiny, serverDelayMs: 0, random }), MIN_RETRY_DELAY_MS);
+    }
+  });
+
+  it("caps a server-named wait at maxServerDelayMs, and a huge retry number does not overflow", () => {
+    assert.equal(
+      retryDelayMs({ retry: 1, policy, serverDelayMs: 10 ** 12, random: () => 0 }),
+      policy.maxServerDelayMs,
+    );
+    assert.equal(
+      retryDelayMs({ retry: 5000, policy, random: () => 0.999999 }),
+      Math.round(0.999999 * policy.maxDelayMs),
+    );
   });
 
   it("honours a server-named wait, plus at most half a second of jitter", () => {
@@ -124,7 +148,14 @@ describe("server-named waits", () => {
     [{ "x-ratelimit-reset": "4" }, 4000],
     [{ "x-ratelimit-reset": String(now / 1000 + 6) }, 6000],
     [{ "retry-after": "2", "x-ratelimit-reset": "5" }, 5000],
+    [{ "x-ratelimit-reset": String(now + 7000) }, 7000], // epoch milliseconds
+    [{ "x-ratelimit-reset": String(now / 1000 - 30) }, 0], // a reset already past
+    [{ "retry-after": "86400" }, 60_000], // a day: capped at maxServerDelayMs
+    [{ "x-ratelimit-reset": String(now / 1000 + 10 ** 6) }, 60_000], // far-future epoch: capped
+    [{ "retry-after": "99999999999999999999999" }, undefined], // not a sane number at all
+    [{ "retry-after": "Sat, 01 Jan 2300 00:00:00 GMT" }, 60_000], // a date centuries away: capped
     [{ "retry-after": "soon", "x-ratelimit-reset": "-1" }, undefined],
+    [{ "retry-after": "1e3" }, undefined],
     [{}, undefined],
   ];
   for (const [headers, expected] of table) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type ServiceCommand } from "../../src/api/client";
+import { type RequestOptions, type ServiceCommand } from "../../src/api/client";
 import { type Clock } from "../../src/api/clock";
 import { ConflictError } from "../../src/api/errors";
 import { converge, ConvergeError, DEFAULT_TUNING, type ConvergeRequest } from "../../src/provider/converge";
@@ -35,9 +35,20 @@ function scripted(gets: Answer[], patches: Answer[] = []) {
       calls.push("GET");
       return answer(gets.length > 1 ? gets.shift() : gets[0]);
     },
-    async changeServiceState(_org: string, _id: string, command: ServiceCommand) {
+    // Like the real client: a PATCH is not sent once the converge's command bound is spent,
+    // and every one sent counts against it unless the answer is a refusal (409).
+    async changeServiceState(
+      _org: string,
+      _id: string,
+      command: ServiceCommand,
+      options: RequestOptions = {},
+    ) {
+      const bound = options.applyBudget;
+      if (bound && bound.used >= bound.max) throw new Error("client refused: command bound spent");
       calls.push(`PATCH ${command}`);
-      return answer(patches.shift());
+      const next = patches.shift();
+      if (bound && !(next instanceof ConflictError)) bound.used++;
+      return answer(next);
     },
   };
   const info: string[] = [];
@@ -176,7 +187,9 @@ describe("converge: waiting and commands", () => {
     assert.equal(error.kind, "timeout");
     assert.equal(error.commandAccepted, false);
     assert.match(error.message, /it is upgrading \(a state this provider does not know\)/);
-    assert.equal(s.now(), 60_000, "the last wait ends exactly at the deadline");
+    // One last poll just before the deadline (5 % of the timeout, at most 1 s), so it can answer in time.
+    assert.equal(s.now(), 59_000, "the last wait ends just before the deadline");
+    assert.equal(s.calls[s.calls.length - 1], "GET");
     assert.ok(!s.calls.some((c) => c.startsWith("PATCH")));
   });
 
