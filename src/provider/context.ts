@@ -17,6 +17,14 @@ export interface ProviderContext {
   tuning: ConvergeTuning;
 }
 
+/** How long a read (refresh, or the GET of an endpoint's create) may take in all, retries included. */
+export const READ_TIMEOUT_SECONDS = 120;
+
+/** The clock time `seconds` from now, for a call's deadline. */
+export function deadlineAfter(seconds: number): number {
+  return systemClock.now() + seconds * 1000;
+}
+
 /** Progress goes to stdout, warnings to stderr: the Pulumi CLI shows both for dynamic providers. */
 export const consoleLog: ProgressLog = {
   info: (line) => console.log(`[dbcloud] ${line}`),

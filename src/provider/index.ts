@@ -47,6 +47,9 @@ export function reversePrivateEndpointDeletionDiff(id: string, olds: Props, news
 export function reversePrivateEndpointDeletionCreate(inputs: Props) {
   return endpointDeletion.create(inputs);
 }
+export function reversePrivateEndpointDeletionUpdate(id: string, olds: Props, news: Props) {
+  return endpointDeletion.update(id, olds, news);
+}
 export function reversePrivateEndpointDeletionRead(id: string, props: Props) {
   return endpointDeletion.read(id, props);
 }

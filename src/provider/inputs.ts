@@ -23,15 +23,30 @@ export function endpointIdField() {
   });
 }
 
+/** Longest wait any input may ask for. */
+export const MAX_TIMEOUT_SECONDS = 24 * 3600;
+
+/** A finite, positive number of seconds, at most a day: never NaN, never a tight loop or a year. */
+export function timeoutField(name: string) {
+  return z
+    .number({ error: `${name} must be a number of seconds` })
+    .positive({ error: `${name} must be greater than 0` })
+    .max(MAX_TIMEOUT_SECONDS, { error: `${name} must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)` });
+}
+
 /**
  * Validates each field on its own so every problem is reported with its property, and values
- * still unknown during preview pass through.
+ * still unknown during preview pass through (unless `allowUnknown` is false).
  */
-export function checkFields(news: Record<string, unknown>, fields: FieldSchemas): CheckFailure[] {
+export function checkFields(
+  news: Record<string, unknown>,
+  fields: FieldSchemas,
+  allowUnknown = true,
+): CheckFailure[] {
   const failures: CheckFailure[] = [];
   for (const [property, { schema, required }] of Object.entries(fields)) {
     const value = news[property];
-    if (value === UNKNOWN_VALUE) continue;
+    if (value === UNKNOWN_VALUE && allowUnknown) continue;
     if (value === undefined || value === null) {
       if (required) failures.push({ property, reason: `${property} is required` });
       continue;
@@ -45,9 +60,29 @@ export function checkFields(news: Record<string, unknown>, fields: FieldSchemas)
   return failures;
 }
 
-/** True when any of the named inputs is still unknown (preview). */
-export function anyUnknown(news: Record<string, unknown>, names: string[]): boolean {
-  return names.some((name) => news[name] === UNKNOWN_VALUE);
+/**
+ * Re-validation at an entry point other than check: what create, update, read, diff and delete
+ * act on comes from state that may be old, hand-edited or written by another version, so
+ * nothing invalid may become a request, a command or a deadline. Throws, listing every problem.
+ */
+export function requireValid(
+  what: string,
+  props: Record<string, unknown>,
+  fields: FieldSchemas,
+  options: { allowUnknown?: boolean } = {},
+): void {
+  const failures = checkFields(props, fields, options.allowUnknown ?? false);
+  if (failures.length) {
+    throw new Error(
+      `${what}: refusing to act on invalid properties (the stack's state may be old or edited by hand; ` +
+        `fix the program, or run \`pulumi refresh\`):\n- ${failures.map((f) => `${f.property}: ${f.reason}`).join("\n- ")}`,
+    );
+  }
+}
+
+/** Picks some of the field schemas (an entry point that acts on only those fields). */
+export function pickFields(fields: FieldSchemas, names: readonly string[]): FieldSchemas {
+  return Object.fromEntries(names.map((name) => [name, fields[name]]));
 }
 
 /**

@@ -1,16 +1,31 @@
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
-import { defaultOrganizationId } from "./config";
-import { consoleLog, providerContext } from "./context";
-import { checkInputs, endpointIdField, uuidField, UNKNOWN_VALUE, type CheckFailure } from "./inputs";
 import { once } from "../api/once";
+import { defaultOrganizationId } from "./config";
+import { consoleLog, deadlineAfter, providerContext, READ_TIMEOUT_SECONDS } from "./context";
+import {
+  checkInputs,
+  endpointIdField,
+  pickFields,
+  requireValid,
+  timeoutField,
+  uuidField,
+  UNKNOWN_VALUE,
+  type CheckFailure,
+  type FieldSchemas,
+} from "./inputs";
 import { isGone } from "./outcomes";
 
 /** The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
+
+/** How long destroy may spend deleting the endpoint (retries and rate-limit waits included). */
+export const DEFAULT_DELETE_TIMEOUT_SECONDS = 300;
 
 export interface EndpointDeletionInputs {
   organizationId: string;
   serviceId: string;
   reversePrivateEndpointId: string;
+  /** Bound of the DELETE on destroy: default 300, or `customTimeouts.delete`. */
+  timeoutSeconds: number;
 }
 
 type Props = Record<string, unknown>;
@@ -21,23 +36,41 @@ const fieldSchemas = once(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
   serviceId: { schema: uuidField("serviceId"), required: true },
   reversePrivateEndpointId: { schema: endpointIdField(), required: true },
+  timeoutSeconds: { schema: timeoutField("timeoutSeconds"), required: false },
 }));
 
 export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
-  return checkInputs(news, fieldSchemas(), { organizationId: defaultOrganizationId() });
+  return checkInputs(news, fieldSchemas(), {
+    organizationId: defaultOrganizationId(),
+    timeoutSeconds: DEFAULT_DELETE_TIMEOUT_SECONDS,
+  });
 }
 
-/** Any id change is a replacement: the old endpoint is deleted when its resource goes. */
+/**
+ * Any id change is a replacement: the old endpoint is deleted when its resource goes. A
+ * timeout change is an update that makes no API call.
+ */
 export async function diff(_id: string, olds: Props, news: Props) {
+  requireValid("ReversePrivateEndpointDeletion diff", news, fieldSchemas(), { allowUnknown: true });
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
-  return { changes: replaces.length > 0, replaces: [...replaces], deleteBeforeReplace: false };
+  const timeoutChange =
+    (olds.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS) !==
+    (news.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS);
+  return {
+    changes: replaces.length > 0 || timeoutChange,
+    replaces: [...replaces],
+    deleteBeforeReplace: false,
+  };
 }
 
-function inputsOf(props: Props): EndpointDeletionInputs {
+/** The inputs an entry point acts on, re-validated (state may be old or hand-edited). */
+function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchemas()): EndpointDeletionInputs {
+  requireValid(`ReversePrivateEndpointDeletion ${what}`, props, fields);
   return {
     organizationId: props.organizationId as string,
     serviceId: props.serviceId as string,
     reversePrivateEndpointId: props.reversePrivateEndpointId as string,
+    timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_DELETE_TIMEOUT_SECONDS,
   };
 }
 
@@ -47,12 +80,14 @@ function idOf(inputs: EndpointDeletionInputs): string {
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props): Promise<{ id: string; outs: EndpointDeletionInputs }> {
-  const inputs = inputsOf(props);
+  const inputs = inputsOf(props, "create");
   const { client } = providerContext();
   try {
-    await client.getService(inputs.organizationId, inputs.serviceId);
+    await client.getService(inputs.organizationId, inputs.serviceId, {
+      deadline: deadlineAfter(READ_TIMEOUT_SECONDS),
+    });
   } catch (error) {
-    if (isGone(error)) {
+    if (isGone(error, ["service"])) {
       throw new Error(
         `Service ${inputs.serviceId} was not found in organization ${inputs.organizationId}: ` +
           `check serviceId and organizationId. (${(error as Error).message})`,
@@ -70,15 +105,26 @@ export async function create(props: Props): Promise<{ id: string; outs: Endpoint
   return { id: idOf(inputs), outs: inputs };
 }
 
+/** Only the timeout can change without a replacement: no API call. */
+export async function update(
+  _id: string,
+  _olds: Props,
+  news: Props,
+): Promise<{ outs: EndpointDeletionInputs }> {
+  return { outs: inputsOf(news, "update") };
+}
+
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const inputs = inputsOf(props);
+  const inputs = inputsOf(props, "read", pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
   const { client } = providerContext();
   try {
-    await client.getService(inputs.organizationId, inputs.serviceId);
-    return { id, props: { ...inputs } };
+    await client.getService(inputs.organizationId, inputs.serviceId, {
+      deadline: deadlineAfter(READ_TIMEOUT_SECONDS),
+    });
+    return { id, props: { ...props, timeoutSeconds: inputs.timeoutSeconds } };
   } catch (error) {
-    if (isGone(error)) {
+    if (isGone(error, ["service"])) {
       consoleLog.info(
         `service ${inputs.serviceId} no longer exists; removing the deletion of endpoint ` +
           `${inputs.reversePrivateEndpointId} from the stack`,
@@ -90,25 +136,27 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
 }
 
 /**
- * DELETE, retried by the client on 429/5xx/network errors. Not found counts as done: the
- * endpoint (or its service) is already gone, which also covers a DELETE that succeeded on the
- * server but whose answer was lost and was retried.
+ * DELETE, retried by the client on 429/5xx/network errors within `timeoutSeconds`. Any 2xx is
+ * done. Already gone counts as done: a 404, or a 400 that clearly says the endpoint or service
+ * was not found (see `isGone`); that also covers a DELETE that succeeded on the server but whose
+ * answer was lost and was retried. Every other error fails, and the resource stays in the stack.
  */
 export async function remove(_id: string, props: Props): Promise<void> {
-  const inputs = inputsOf(props);
+  const inputs = inputsOf(props, "delete");
   const { client } = providerContext();
   try {
     const { requestId } = await client.deleteReversePrivateEndpoint(
       inputs.organizationId,
       inputs.serviceId,
       inputs.reversePrivateEndpointId,
+      { deadline: deadlineAfter(inputs.timeoutSeconds) },
     );
     consoleLog.info(
       `deleted reverse private endpoint ${inputs.reversePrivateEndpointId} of service ${inputs.serviceId}` +
         `${requestId ? ` (requestId ${requestId})` : ""}`,
     );
   } catch (error) {
-    if (isGone(error)) {
+    if (isGone(error, ["service", "endpoint"])) {
       consoleLog.info(
         `reverse private endpoint ${inputs.reversePrivateEndpointId} of service ${inputs.serviceId} ` +
           `was already gone; nothing to delete (${(error as Error).message})`,
@@ -118,6 +166,7 @@ export async function remove(_id: string, props: Props): Promise<void> {
     throw new Error(
       `Deleting reverse private endpoint ${inputs.reversePrivateEndpointId} of service ${inputs.serviceId} ` +
         `failed: ${(error as Error).message}`,
+      { cause: error },
     );
   }
 }

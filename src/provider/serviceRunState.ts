@@ -2,8 +2,16 @@ import { z } from "zod";
 import type { Service } from "../api/schemas";
 import { converge, ConvergeError, describeService } from "./converge";
 import { defaultOrganizationId } from "./config";
-import { consoleLog, providerContext } from "./context";
-import { checkInputs, uuidField, UNKNOWN_VALUE, type CheckFailure } from "./inputs";
+import { consoleLog, deadlineAfter, providerContext, READ_TIMEOUT_SECONDS } from "./context";
+import {
+  checkInputs,
+  pickFields,
+  requireValid,
+  timeoutField,
+  uuidField,
+  UNKNOWN_VALUE,
+  type CheckFailure,
+} from "./inputs";
 import { once } from "../api/once";
 import { isGone, resourceInitError } from "./outcomes";
 import { satisfies, type DesiredState } from "./stateTable";
@@ -11,7 +19,7 @@ import { satisfies, type DesiredState } from "./stateTable";
 /** The provider side of ServiceRunState: every method of `serviceRunStateProvider` lands here. */
 
 export const DEFAULT_TIMEOUT_SECONDS = 1200;
-export const MAX_TIMEOUT_SECONDS = 24 * 3600;
+export { MAX_TIMEOUT_SECONDS } from "./inputs";
 
 export interface ServiceRunStateInputs {
   organizationId: string;
@@ -44,15 +52,7 @@ const fieldSchemas = once(() => ({
     schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
     required: true,
   },
-  timeoutSeconds: {
-    schema: z
-      .number({ error: "timeoutSeconds must be a number of seconds" })
-      .positive({ error: "timeoutSeconds must be greater than 0" })
-      .max(MAX_TIMEOUT_SECONDS, {
-        error: `timeoutSeconds must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)`,
-      }),
-    required: false,
-  },
+  timeoutSeconds: { schema: timeoutField("timeoutSeconds"), required: false },
   waitForState: { schema: z.boolean({ error: "waitForState must be true or false" }), required: false },
 }));
 
@@ -64,10 +64,11 @@ export async function check(_olds: Props, news: Props): Promise<{ inputs: Props;
   });
 }
 
+const ID_FIELDS = ["organizationId", "serviceId"] as const;
+
 export async function diff(_id: string, olds: Props, news: Props) {
-  const replaces = ["organizationId", "serviceId"].filter(
-    (k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k],
-  );
+  requireValid("ServiceRunState diff", news, fieldSchemas(), { allowUnknown: true });
+  const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
   const desired = news.state as DesiredState;
   const stateChange =
     news.state === UNKNOWN_VALUE ||
@@ -81,7 +82,13 @@ export async function diff(_id: string, olds: Props, news: Props) {
   };
 }
 
-function inputsOf(props: Props): ServiceRunStateInputs {
+/** The inputs an entry point acts on, re-validated: nothing but exactly running/stopped becomes a command. */
+function inputsOf(props: Props, what: string): ServiceRunStateInputs {
+  requireValid(`ServiceRunState ${what}`, props, fieldSchemas());
+  return withDefaults(props);
+}
+
+function withDefaults(props: Props): ServiceRunStateInputs {
   return {
     organizationId: props.organizationId as string,
     serviceId: props.serviceId as string,
@@ -140,7 +147,7 @@ async function convergeToOutputs(
 }
 
 export async function create(props: Props): Promise<{ id: string; outs: ServiceRunStateOutputs }> {
-  const inputs = inputsOf(props);
+  const inputs = inputsOf(props, "create");
   return { id: inputs.serviceId, outs: await convergeToOutputs(inputs, props) };
 }
 
@@ -149,7 +156,7 @@ export async function update(
   olds: Props,
   news: Props,
 ): Promise<{ outs: ServiceRunStateOutputs }> {
-  const inputs = inputsOf(news);
+  const inputs = inputsOf(news, "update");
   const converged =
     olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state);
   if (converged) {
@@ -168,17 +175,22 @@ export async function update(
 }
 
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const inputs = inputsOf({
+  const withIds = {
     ...props,
     serviceId: props.serviceId ?? id,
     organizationId: props.organizationId ?? defaultOrganizationId(),
-  });
+  };
+  // Read acts on the ids only; the options it carries over are checked where they are used.
+  requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
+  const inputs = withDefaults(withIds);
   const { client } = providerContext();
   try {
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId);
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
+      deadline: deadlineAfter(READ_TIMEOUT_SECONDS),
+    });
     return { id, props: { ...outputsOf(inputs, service) } };
   } catch (error) {
-    if (isGone(error)) {
+    if (isGone(error, ["service"])) {
       consoleLog.info(
         `service ${inputs.serviceId} no longer exists; removing its ServiceRunState from the stack`,
       );

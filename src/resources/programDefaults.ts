@@ -38,14 +38,18 @@ export function parseDurationSeconds(text: string): number | undefined {
   return seconds;
 }
 
-/** The longer of `customTimeouts.create` and `.update`, in seconds; undefined when neither is set. */
+/**
+ * The longest of the named `customTimeouts` (by default `create` and `update`), in seconds;
+ * undefined when none is set.
+ */
 export function timeoutFromCustomTimeouts(
   resourceType: string,
   name: string,
   timeouts: pulumi.CustomTimeouts | undefined,
+  keys: readonly ("create" | "update" | "delete")[] = ["create", "update"],
 ): number | undefined {
   const values: number[] = [];
-  for (const key of ["create", "update"] as const) {
+  for (const key of keys) {
     const text = timeouts?.[key];
     if (text === undefined) continue;
     const seconds = parseDurationSeconds(text);

@@ -85,7 +85,7 @@ describe("ReversePrivateEndpointDeletion against the emulator", function () {
     it("GETs the service only, deletes nothing, and records the three ids", async () => {
       const { id, outs } = await provider.reversePrivateEndpointDeletionCreate(props());
       assert.equal(id, `${fixture.organizationId}/${serviceId}/${ENDPOINT}`);
-      assert.deepEqual(outs, props());
+      assert.deepEqual(outs, { ...props(), timeoutSeconds: 300 }, "the ids, and the default delete timeout");
       assert.deepEqual(log(), ["GET 200"]);
       assert.ok(fixture.emulator.hasEndpoint(serviceId, ENDPOINT));
     });
@@ -228,7 +228,7 @@ describe("ReversePrivateEndpointDeletion against the emulator", function () {
     it("leaves the outputs unchanged while the service exists", async () => {
       const read = await provider.reversePrivateEndpointDeletionRead("the-id", props());
       assert.equal(read.id, "the-id");
-      assert.deepEqual(read.props, props());
+      assert.deepEqual(read.props, { ...props(), timeoutSeconds: 300 });
     });
 
     it("drops the resource when the service is gone", async () => {

@@ -17,6 +17,7 @@ const PROVIDER_SUBPATH_FUNCTIONS = [
   "reversePrivateEndpointDeletionDelete",
   "reversePrivateEndpointDeletionDiff",
   "reversePrivateEndpointDeletionRead",
+  "reversePrivateEndpointDeletionUpdate",
   "serviceRunStateCheck",
   "serviceRunStateCreate",
   "serviceRunStateDelete",
