@@ -1,0 +1,310 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { ApiClient } from "../../src/api/client";
+import { checkedRequestUrl } from "../../src/api/guards";
+import { RateBudget } from "../../src/api/rateBudget";
+import * as provider from "../../src/provider";
+import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
+import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+
+/*
+ * A request goes only where it was meant to go; state that is old or edited by hand never
+ * becomes a command; an answer that is lost never makes the stack forget a resource.
+ */
+
+type Props = Record<string, unknown>;
+const ENDPOINT = "rpe-0a1b2c";
+
+describe("a request goes only where it was meant to go", function () {
+  this.timeout(20_000);
+  let fixture: ProviderFixture;
+  let serviceId: string;
+  const original = console.log;
+
+  beforeEach(async () => {
+    fixture = await startProviderFixture();
+    serviceId = randomUUID();
+    fixture.emulator.addService({
+      organizationId: fixture.organizationId,
+      id: serviceId,
+      name: "aimed",
+      state: "running",
+      reversePrivateEndpointIds: [ENDPOINT],
+    });
+    console.log = () => undefined;
+  });
+  afterEach(async () => {
+    console.log = original;
+    await fixture.close();
+  });
+
+  const endpointProps = (over: Props = {}): Props => ({
+    organizationId: fixture.organizationId,
+    serviceId,
+    reversePrivateEndpointId: ENDPOINT,
+    ...over,
+  });
+
+  for (const id of ["..", ".", "...", "", "%2e%2e", "a/b", "..%2f", "a\\b"]) {
+    it(`endpoint id ${JSON.stringify(id)}: refused by check and by the client, nothing sent`, async () => {
+      const { failures } = await provider.reversePrivateEndpointDeletionCheck(
+        {},
+        endpointProps({ reversePrivateEndpointId: id }),
+      );
+      assert.deepEqual(
+        failures.map((f) => f.property),
+        ["reversePrivateEndpointId"],
+      );
+      const client = new ApiClient({
+        apiUrl: fixture.emulator.url,
+        keyId: fixture.emulator.keyId,
+        keySecret: fixture.emulator.keySecret,
+        rateLimit: false,
+      });
+      await assert.rejects(
+        client.deleteReversePrivateEndpoint(fixture.organizationId, serviceId, id),
+        TypeError,
+      );
+      await assert.rejects(
+        provider.reversePrivateEndpointDeletionDelete("x", endpointProps({ reversePrivateEndpointId: id })),
+      );
+      assert.equal(fixture.emulator.requests.length, 0);
+      assert.equal(
+        fixture.emulator.service(serviceId)?.state,
+        "running",
+        "the service itself was not touched",
+      );
+    });
+  }
+
+  it("the last line refuses a path that normalisation would change, or that leaves its template", () => {
+    const template = "/v1/organizations/{o}/services/{s}/pipesReversePrivateEndpoints/{e}";
+    const ok = "/v1/organizations/a/services/b/pipesReversePrivateEndpoints/c";
+    assert.equal(
+      checkedRequestUrl("https://api.example.com/base", template, ok),
+      `https://api.example.com/base${ok}`,
+    );
+    for (const path of [
+      "/v1/organizations/a/services/b/pipesReversePrivateEndpoints/..",
+      "/v1/organizations/a/services/b/pipesReversePrivateEndpoints/%2e%2e",
+      "/v1/organizations/a/services/b/pipesReversePrivateEndpoints/c?x=1",
+      "/v1/organizations/a/services/b/pipesReversePrivateEndpoints/c#f",
+      "/v1/organizations/a/services/b/pipesReversePrivateEndpoints/c/d",
+      "/v1/organizations/a/services/b",
+    ]) {
+      assert.throws(
+        () => checkedRequestUrl("https://api.example.com/base", template, path),
+        /Refusing to send/,
+        path,
+      );
+    }
+  });
+
+  it('a hand-edited desired state "Running" never becomes a command', async () => {
+    const props = {
+      organizationId: fixture.organizationId,
+      serviceId,
+      timeoutSeconds: 5,
+      waitForState: true,
+    };
+    await assert.rejects(
+      provider.serviceRunStateUpdate(
+        serviceId,
+        { ...props, state: "stopped", observedState: "stopped" },
+        { ...props, state: "Running" },
+      ),
+      /refusing to act on invalid properties[\s\S]*state/,
+    );
+    await assert.rejects(provider.serviceRunStateCreate({ ...props, state: "Running" }), /state/);
+    await assert.rejects(
+      provider.serviceRunStateDiff(serviceId, props, { ...props, state: "Running" }),
+      /state/,
+    );
+    assert.equal(fixture.emulator.requests.length, 0, "no request at all");
+  });
+
+  for (const timeoutSeconds of [Number.NaN, 0, -1, Infinity, "60", 10 ** 9]) {
+    it(`a timeout of ${String(timeoutSeconds)} never becomes a deadline`, async () => {
+      const props = { organizationId: fixture.organizationId, serviceId, state: "stopped", timeoutSeconds };
+      await assert.rejects(provider.serviceRunStateCreate(props), /timeoutSeconds/);
+      await assert.rejects(
+        provider.reversePrivateEndpointDeletionDelete("x", endpointProps({ timeoutSeconds })),
+        /timeoutSeconds/,
+      );
+      assert.equal(fixture.emulator.requests.length, 0);
+    });
+  }
+
+  it("read re-validates the ids it acts on", async () => {
+    await assert.rejects(
+      provider.serviceRunStateRead("x", { organizationId: fixture.organizationId, serviceId: "../x" }),
+      /serviceId/,
+    );
+    assert.equal(fixture.emulator.requests.length, 0);
+  });
+});
+
+describe("what counts as already gone on destroy", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  const original = console.log;
+  afterEach(async () => {
+    console.log = original;
+    await server?.close();
+  });
+
+  async function deleteAgainst(status: number, body: string): Promise<Error | undefined> {
+    server = await startHostileServer((_req, res) => {
+      res.statusCode = status;
+      res.end(body);
+    });
+    const config: Record<string, string> = {
+      "dbcloud:apiUrl": server.url,
+      "dbcloud:apiKeyId": "key-id",
+      "dbcloud:apiKeySecret": "key-secret-value",
+      "dbcloud:rateLimit": "off",
+    };
+    await provider.configure({ config: { get: (key: string) => config[key] } });
+    console.log = () => undefined;
+    return provider
+      .reversePrivateEndpointDeletionDelete("x", {
+        organizationId: randomUUID(),
+        serviceId: randomUUID(),
+        reversePrivateEndpointId: ENDPOINT,
+      })
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
+  }
+
+  it("204 with no body is done", async () => {
+    assert.equal(await deleteAgainst(204, ""), undefined);
+  });
+  it("202 with a body that is not the envelope is done", async () => {
+    assert.equal(await deleteAgainst(202, "accepted"), undefined);
+  });
+  for (const message of ["Endpoint not found", "Service not found", "Invalid reversePrivateEndpointId"]) {
+    it(`400 ${JSON.stringify(message)} is already gone`, async () => {
+      assert.equal(
+        await deleteAgainst(400, JSON.stringify({ status: 400, error: message, requestId: "r-9" })),
+        undefined,
+      );
+    });
+  }
+  for (const message of [
+    "Invalid API key id",
+    "Invalid organization id",
+    "Organization not found",
+    "Bad request",
+    "Service not found for this API key",
+  ]) {
+    it(`400 ${JSON.stringify(message)} fails destroy with the message and request id`, async () => {
+      const error = await deleteAgainst(
+        400,
+        JSON.stringify({ status: 400, error: message, requestId: "r-9" }),
+      );
+      assert.ok(error, "destroy must fail: the endpoint may still exist");
+      assert.match(error.message, new RegExp(`${message}.*requestId r-9`));
+    });
+  }
+});
+
+describe("nothing lost when an answer is lost", function () {
+  this.timeout(30_000);
+  let fixture: ProviderFixture;
+  let serviceId: string;
+  const original = console.log;
+  beforeEach(async () => {
+    fixture = await startProviderFixture({ transitions: { starting: 300, stopping: 300 } });
+    serviceId = randomUUID();
+    fixture.emulator.addService({
+      organizationId: fixture.organizationId,
+      id: serviceId,
+      name: "lossy",
+      state: "stopped",
+    });
+    console.log = () => undefined;
+  });
+  afterEach(async () => {
+    console.log = original;
+    await fixture.close();
+  });
+
+  const create = () =>
+    provider.serviceRunStateCreate({
+      organizationId: fixture.organizationId,
+      serviceId,
+      state: "running",
+      timeoutSeconds: 5,
+      waitForState: true,
+    });
+  const patches = () => fixture.emulator.requests.filter((r) => r.method === "PATCH");
+
+  it("every PATCH answer lost after the server applied it: the resource is recorded, and at most 3 PATCHes were sent", async () => {
+    fixture.emulator.injectFault({ route: "changeState", drop: "after", times: Infinity });
+    const error = (await create().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error & { id?: string; properties?: Props };
+    assert.ok(error, "create failed");
+    assert.equal(error.id, serviceId, `recorded (init failure carrying the id): ${error.message}`);
+    assert.ok(error.properties && "state" in error.properties);
+    assert.equal(patches().length, 3, "the client's retries count against the bound of 3");
+    assert.notEqual(fixture.emulator.service(serviceId)?.state, "stopped", "the server did apply it");
+  });
+
+  it("a 2xx PATCH whose body cannot be read counts as possibly applied: recorded", async () => {
+    fixture.emulator.injectFault({ route: "changeState", malformed: "not-json", times: Infinity });
+    const error = (await create().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error & { id?: string };
+    assert.equal(error?.id, serviceId, String(error));
+  });
+
+  it("PATCHes stay at 3 on the wire even when the server ignores every command", async () => {
+    fixture.emulator.injectFault({ route: "changeState", ignoreCommand: true, times: Infinity });
+    const error = (await provider
+      .serviceRunStateCreate({
+        organizationId: fixture.organizationId,
+        serviceId,
+        state: "running",
+        timeoutSeconds: 3,
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as Error & { id?: string };
+    assert.ok(error, "it never got there");
+    assert.ok(patches().length <= 3, `${patches().length} PATCHes`);
+  });
+});
+
+describe("rate budget: a 429 pauses requests already waiting", () => {
+  it("a waiter queued before the 429 is granted only after the pause", async () => {
+    let now = 0;
+    const sleepers: { until: number; wake: () => void }[] = [];
+    const clock = {
+      now: () => now,
+      sleep: (ms: number) => new Promise<void>((wake) => sleepers.push({ until: now + ms, wake })),
+    };
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
+    await budget.acquire(); // t=0
+    const granted: number[] = [];
+    const waiter = budget.acquire().then(() => granted.push(now)); // queued for t=1000
+    await Promise.resolve();
+    budget.blockUntil(5_000); // a 429 arrives while it waits
+    // Run the virtual clock.
+    while (!granted.length) {
+      sleepers.sort((a, b) => a.until - b.until);
+      const next = sleepers.shift();
+      if (!next) break;
+      now = Math.max(now, next.until);
+      next.wake();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await waiter;
+    assert.deepEqual(granted, [5_000]);
+  });
+});

@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { ApiClient } from "../../src/api/client";
+import { ApiTimeoutError, RateLimitError, ResponseValidationError } from "../../src/api/errors";
+import { RateBudget } from "../../src/api/rateBudget";
+import { MAX_BODY_BYTES } from "../../src/api/transport";
+import * as provider from "../../src/provider";
+import { startHostileServer, streamBytes, type HostileServer } from "../helpers/hostileServer";
+
+/*
+ * Everything ends in bounded time and memory, against servers that misbehave on purpose:
+ * silence, trickles, huge bodies, 429 storms and waits of a day.
+ */
+
+const ORG = randomUUID();
+const SVC = randomUUID();
+const SERVICE_BODY = JSON.stringify({ status: 200, requestId: "r-1", result: { id: SVC, state: "running" } });
+
+function clientFor(
+  server: HostileServer,
+  overrides: Partial<ConstructorParameters<typeof ApiClient>[0]> = {},
+) {
+  return new ApiClient({
+    apiUrl: server.url,
+    keyId: "key-id",
+    keySecret: "key-secret-value",
+    rateLimit: false,
+    retry: { baseDelayMs: 20, maxDelayMs: 50 },
+    ...overrides,
+  });
+}
+
+async function elapsed<T>(work: () => Promise<T>): Promise<{ ms: number; result?: T; error?: Error }> {
+  const started = Date.now();
+  try {
+    const result = await work();
+    return { ms: Date.now() - started, result };
+  } catch (error) {
+    return { ms: Date.now() - started, error: error as Error };
+  }
+}
+
+describe("bounded time: a call ends by its deadline, whatever the server does", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => server?.close());
+
+  it("a server that never sends headers cannot hold a call past its deadline", async () => {
+    server = await startHostileServer(() => undefined);
+    const client = clientFor(server);
+    const { ms, error } = await elapsed(() => client.getService(ORG, SVC, { deadline: Date.now() + 1_500 }));
+    assert.ok(error instanceof ApiTimeoutError, String(error));
+    assert.ok(ms < 3_000, `ended after ${ms} ms`);
+  });
+
+  it("a body trickled one byte at a time is cut by the attempt's total deadline", async () => {
+    server = await startHostileServer((_req, res, { write }) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : write(" ")), 100);
+      res.on("close", () => clearInterval(timer));
+    });
+    const client = clientFor(server, { timeouts: { totalMs: 800 }, retry: { maxAttempts: 1 } });
+    const { ms, error } = await elapsed(() => client.getService(ORG, SVC));
+    assert.ok(error instanceof ApiTimeoutError, String(error));
+    assert.match(error.message, /no complete answer within 0\.8 s/);
+    assert.ok(ms < 2_000, `ended after ${ms} ms: the body-idle timeout alone would never fire`);
+  });
+
+  it("create with timeoutSeconds 2 against a silent server fails within its timeout", async () => {
+    server = await startHostileServer(() => undefined);
+    const config: Record<string, string> = {
+      "dbcloud:apiUrl": server.url,
+      "dbcloud:apiKeyId": "key-id",
+      "dbcloud:apiKeySecret": "key-secret-value",
+      "dbcloud:rateLimit": "off",
+    };
+    await provider.configure({ config: { get: (key: string) => config[key] } });
+    const { ms, error } = await elapsed(() =>
+      provider.serviceRunStateCreate({
+        organizationId: ORG,
+        serviceId: SVC,
+        state: "running",
+        timeoutSeconds: 2,
+      }),
+    );
+    assert.ok(error, "create failed");
+    assert.ok(ms < 3_500, `ended after ${ms} ms`);
+  });
+
+  it("a rate-budget slot past the deadline fails at once, sending nothing", async () => {
+    server = await startHostileServer((_req, res) => res.end(SERVICE_BODY));
+    const budget = new RateBudget(
+      { requests: 1, windowMs: 60_000 },
+      { now: Date.now, sleep: async () => undefined },
+    );
+    const client = clientFor(server, { budget });
+    await client.getService(ORG, SVC);
+    const { ms, error } = await elapsed(() => client.getService(ORG, SVC, { deadline: Date.now() + 2_000 }));
+    assert.ok(error instanceof ApiTimeoutError, String(error));
+    assert.match(error.message, /rate budget has no slot before the deadline/);
+    assert.ok(ms < 500, `failed after ${ms} ms instead of sleeping`);
+    assert.equal(server.requests.length, 1);
+  });
+
+  it("a 429 asking for a day is not slept on past the deadline", async () => {
+    server = await startHostileServer((_req, res) => {
+      res.writeHead(429, { "retry-after": "86400" });
+      res.end('{"status":429,"error":"TOO_MANY_REQUESTS"}');
+    });
+    const { ms, error } = await elapsed(() =>
+      clientFor(server!).getService(ORG, SVC, { deadline: Date.now() + 2_000 }),
+    );
+    assert.ok(error instanceof RateLimitError, String(error));
+    assert.ok(ms < 1_000, `gave up after ${ms} ms`);
+    assert.equal(server.requests.length, 1);
+  });
+
+  it("429 means wait your turn: retried past the attempt cap while the deadline has room", async () => {
+    server = await startHostileServer((_req, res, { count }) => {
+      if (count <= 11) {
+        res.writeHead(429, { "x-ratelimit-reset": "0" });
+        return res.end('{"status":429,"error":"TOO_MANY_REQUESTS"}');
+      }
+      res.end(SERVICE_BODY);
+    });
+    const client = clientFor(server);
+    const { error, result } = await elapsed(() =>
+      client.getService(ORG, SVC, { deadline: Date.now() + 10_000 }),
+    );
+    assert.equal(error, undefined);
+    assert.equal(result?.service.state, "running");
+    assert.equal(server.requests.length, 12, "eleven 429s then the answer: more than maxAttempts (8)");
+  });
+
+  it("a 5xx storm still stops at maxAttempts", async () => {
+    server = await startHostileServer((_req, res) => {
+      res.statusCode = 503;
+      res.end('{"status":503,"error":"busy"}');
+    });
+    await assert.rejects(clientFor(server).getService(ORG, SVC, { deadline: Date.now() + 10_000 }));
+    assert.equal(server.requests.length, 8);
+  });
+});
+
+describe("bounded memory: bodies are read with a cap", function () {
+  this.timeout(30_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => server?.close());
+
+  it("a 100 MB answer is cut at the cap, not buffered", async () => {
+    server = await startHostileServer((_req, res, { write }) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      streamBytes(res, write, 100 * 1024 * 1024);
+    });
+    const error = await clientFor(server)
+      .getService(ORG, SVC)
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    assert.ok(error instanceof ResponseValidationError, String(error));
+    assert.match(error.message, new RegExp(`larger than ${MAX_BODY_BYTES} bytes`));
+    // The client stopped reading: the server could not push the whole body into the socket.
+    assert.ok(server.bytesWritten() < 20 * 1024 * 1024, `server wrote ${server.bytesWritten()} bytes`);
+  });
+
+  it("a huge error page retried is read up to the cap each time, and its message truncated", async () => {
+    server = await startHostileServer((_req, res, { write }) => {
+      res.writeHead(503, { "content-type": "text/html" });
+      streamBytes(res, write, 30 * 1024 * 1024, "e");
+    });
+    const error = await clientFor(server, { retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 10 } })
+      .getService(ORG, SVC)
+      .then(
+        () => undefined,
+        (e: Error & { serverMessage?: string }) => e,
+      );
+    assert.equal(server.requests.length, 3);
+    assert.ok(server.bytesWritten() < 3 * 20 * 1024 * 1024, `server wrote ${server.bytesWritten()} bytes`);
+    assert.ok(error && (error as { serverMessage?: string }).serverMessage!.length < 600);
+  });
+});

@@ -1,0 +1,185 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { inspect } from "node:util";
+import { ApiClient } from "../../src/api/client";
+import { basicAuthorization } from "../../src/api/redact";
+import * as provider from "../../src/provider";
+import { resolveConfig } from "../../src/provider/config";
+import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+
+/*
+ * The key secret and its Basic token, in every form, never leave: not in an error's message,
+ * properties, cause chain, server message, request id or kept headers, nor in a log line or an
+ * output, even when the server echoes them back in each of those places.
+ */
+
+const KEY_ID = "QZKEYID-7781";
+// Characters that JSON and URL encoding change, so each form differs from the raw secret.
+const SECRET = 'QZsecr3t"/+&= va1ue';
+const TOKEN = basicAuthorization(KEY_ID, SECRET).slice("Basic ".length);
+const FORMS = [
+  SECRET,
+  TOKEN,
+  JSON.stringify(SECRET).slice(1, -1),
+  encodeURIComponent(SECRET),
+  encodeURIComponent(TOKEN),
+  Buffer.from(SECRET).toString("base64"),
+  Buffer.from(TOKEN).toString("base64url"),
+];
+const ORG = randomUUID();
+const SVC = randomUUID();
+
+/** Every 8-character window of every form: a secret cut in half by truncation still shows. */
+function assertNoSecret(text: string, where: string): void {
+  for (const form of FORMS) {
+    for (let i = 0; i + 8 <= form.length; i++) {
+      assert.ok(
+        !text.includes(form.slice(i, i + 8)),
+        `${where} leaks ${JSON.stringify(form.slice(i, i + 8))}: ${text}`,
+      );
+    }
+  }
+}
+
+/** Everything an error carries: message, stack, own fields, headers, and the whole cause chain. */
+function everything(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error as (Error & { cause?: unknown }) | undefined, depth = 0; e && depth < 10; depth++) {
+    parts.push(
+      String(e.message),
+      String(e.stack),
+      JSON.stringify(e),
+      inspect(e, { depth: 6, showHidden: true }),
+    );
+    e = e.cause as typeof e;
+  }
+  return parts.join("\n");
+}
+
+const echoes: Record<string, (res: import("node:http").ServerResponse) => void> = {
+  "a header (raw, URL-encoded) and the requestId (the token)": (res) => {
+    res.writeHead(400, {
+      "x-request-id": encodeURIComponent(SECRET),
+      "x-echo": TOKEN,
+      "retry-after": TOKEN,
+      "content-type": "application/json",
+    });
+    res.end(JSON.stringify({ status: 400, error: `bad key ${SECRET}`, requestId: `Basic ${TOKEN}` }));
+  },
+  "a body that is not JSON (header line, JSON-escaped and base64 forms)": (res) => {
+    res.writeHead(500, { "content-type": "text/plain" });
+    res.end(
+      `oops Authorization: Basic ${TOKEN} "${JSON.stringify(SECRET).slice(1, -1)}" ${Buffer.from(SECRET).toString("base64")}`,
+    );
+  },
+  "a message longer than the truncation point, the secret across it": (res) => {
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ status: 400, error: `${"x".repeat(495)}${SECRET}${"y".repeat(2000)}${TOKEN}` }));
+  },
+  "a 2xx body that does not fit, quoting the secret": (res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.end(`${SECRET} ${TOKEN}`);
+  },
+};
+
+describe("the secret never leaves, even when the server echoes it", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  const original = { log: console.log, error: console.error };
+  let lines: string[] = [];
+  beforeEach(() => {
+    lines = [];
+    console.log = (...args: unknown[]) => lines.push(args.map(String).join(" "));
+    console.error = (...args: unknown[]) => lines.push(args.map(String).join(" "));
+  });
+  afterEach(async () => {
+    console.log = original.log;
+    console.error = original.error;
+    await server?.close();
+  });
+
+  const client = () =>
+    new ApiClient({
+      apiUrl: server!.url,
+      keyId: KEY_ID,
+      keySecret: SECRET,
+      rateLimit: false,
+      retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
+      log: (line) => lines.push(line),
+    });
+
+  for (const [where, echo] of Object.entries(echoes)) {
+    it(`echoed in ${where}`, async () => {
+      server = await startHostileServer((_req, res) => echo(res));
+      const error = await client()
+        .getService(ORG, SVC)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      assert.ok(error, "the call failed");
+      assertNoSecret(everything(error), "the error");
+      assertNoSecret(lines.join("\n"), "the log lines");
+      assert.equal(
+        server.requests[0].authorization,
+        `Basic ${TOKEN}`,
+        "sanity: the server did get the credentials",
+      );
+    });
+  }
+
+  it("echoed in a field of the Service: the output and progress lines never carry it", async () => {
+    server = await startHostileServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          status: 200,
+          requestId: TOKEN,
+          result: {
+            id: SVC,
+            name: SECRET,
+            state: "running",
+            databaseVersion: `v ${TOKEN}`,
+            endpoints: [{ host: SECRET, port: 1 }],
+          },
+        }),
+      );
+    });
+    const config: Record<string, string> = {
+      "dbcloud:apiUrl": server.url,
+      "dbcloud:apiKeyId": KEY_ID,
+      "dbcloud:apiKeySecret": SECRET,
+      "dbcloud:rateLimit": "off",
+    };
+    await provider.configure({ config: { get: (key: string) => config[key] } });
+    const props = {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "running",
+      timeoutSeconds: 5,
+      waitForState: true,
+    };
+    const read = await provider.serviceRunStateRead(SVC, props);
+    const created = await provider.serviceRunStateCreate(props);
+    assertNoSecret(JSON.stringify([read, created]), "the outputs");
+    assertNoSecret(lines.join("\n"), "the log lines");
+    assert.match(String(read.props.serviceName), /\[REDACTED\]/);
+  });
+
+  it("a configuration error quoting a URL never shows its userinfo", () => {
+    for (const apiUrl of [
+      `ht tp://${KEY_ID}:${encodeURIComponent(SECRET)}@api.example.com`,
+      `https://${KEY_ID}:${encodeURIComponent(SECRET)}@api.example.com`,
+    ]) {
+      const error = (() => {
+        try {
+          resolveConfig((key) => ({ "dbcloud:apiUrl": apiUrl, "dbcloud:apiKeyId": KEY_ID })[key], {});
+        } catch (e) {
+          return e;
+        }
+      })();
+      assert.ok(error, "configuration refused");
+      assertNoSecret(everything(error), "the configuration error");
+    }
+  });
+});
