@@ -180,3 +180,51 @@ describe("bounded memory: bodies are read with a cap", function () {
     assert.ok(error && (error as { serverMessage?: string }).serverMessage!.length < 600);
   });
 });
+
+describe("one key, one budget: every client of the key in the process shares it", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => server?.close());
+
+  it("a 429 seen by one caller pauses the others until the server's reset", async () => {
+    const arrivals: number[] = [];
+    server = await startHostileServer((_req, res, { count }) => {
+      arrivals.push(Date.now());
+      if (count === 1) {
+        res.writeHead(429, { "retry-after": "1" });
+        return res.end('{"status":429,"error":"TOO_MANY_REQUESTS"}');
+      }
+      res.end(SERVICE_BODY);
+    });
+    // Two clients (as two resources would have), one key: the shared budget is theirs.
+    const first = clientFor(server, { rateLimit: { requests: 100, windowMs: 1_000 } });
+    const second = clientFor(server, { rateLimit: { requests: 100, windowMs: 1_000 } });
+    const started = Date.now();
+    const a = first.getService(ORG, SVC, { deadline: started + 10_000 });
+    while (arrivals.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the 429 has been read by now
+    await Promise.all([a, second.getService(ORG, SVC, { deadline: started + 10_000 })]);
+    assert.equal(arrivals.length, 3);
+    for (const at of arrivals.slice(1))
+      assert.ok(at - started >= 950, `a request went out ${at - started} ms in`);
+  });
+
+  it("several clients of one key never exceed its budget together", async () => {
+    const arrivals: number[] = [];
+    server = await startHostileServer((_req, res) => {
+      arrivals.push(Date.now());
+      res.end(SERVICE_BODY);
+    });
+    const limit = { requests: 3, windowMs: 500 };
+    const clients = [1, 2, 3].map(() => clientFor(server!, { rateLimit: limit }));
+    await Promise.all(clients.flatMap((client) => [1, 2, 3].map(() => client.getService(ORG, SVC))));
+    assert.equal(arrivals.length, 9);
+    arrivals.sort((x, y) => x - y);
+    for (let i = 3; i < arrivals.length; i++) {
+      assert.ok(
+        arrivals[i] - arrivals[i - 3] >= 500,
+        `4 requests within ${arrivals[i] - arrivals[i - 3]} ms`,
+      );
+    }
+  });
+});

@@ -5,7 +5,12 @@ import { CONFIG_SETTINGS } from "../../src/provider/config";
 import { DEFAULT_TIMEOUTS } from "../../src/api/client";
 import { DEFAULT_RATE_LIMIT, formatRateLimit } from "../../src/api/rateBudget";
 import { DEFAULT_RETRY_POLICY } from "../../src/api/retry";
-import { DEFAULT_TUNING } from "../../src/provider/converge";
+import { DEFAULT_TUNING, MIN_POLL_MS } from "../../src/provider/converge";
+import { MIN_RETRY_DELAY_MS } from "../../src/api/retry";
+import { MAX_BODY_BYTES, MAX_REQUEST_ID_CHARS, MAX_SERVER_MESSAGE_CHARS } from "../../src/api/transport";
+import { MIN_TIME_SCALE } from "../../src/provider/config";
+import { READ_TIMEOUT_SECONDS } from "../../src/provider/context";
+import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "../../src/provider/reversePrivateEndpointDeletion";
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "../../src/provider/serviceRunState";
 
 // The README states defaults in prose and tables; these tests read them back from the code so
@@ -32,6 +37,12 @@ describe("README tells the truth about defaults", () => {
     assert.ok(rateRow?.includes(`\`${formatRateLimit(DEFAULT_RATE_LIMIT)}\``));
   });
 
+  it("states the read and delete bounds and the time-scale range", () => {
+    includes(`A read (refresh) is\nbounded at ${READ_TIMEOUT_SECONDS} s`);
+    includes(`bound of the DELETE on destroy; default ${DEFAULT_DELETE_TIMEOUT_SECONDS}`);
+    includes(`(a number from ${MIN_TIME_SCALE} to 1, default 1;`);
+  });
+
   it("states the ServiceRunState timeout defaults", () => {
     includes(`timeoutSeconds?: Input<number>,      // default ${DEFAULT_TIMEOUT_SECONDS}`);
     includes(`(default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS})`);
@@ -53,8 +64,12 @@ describe("README tells the truth about defaults", () => {
     );
     includes(`${s(DEFAULT_RETRY_POLICY.maxElapsedMs)} at most`);
     includes(
-      `connect ${s(DEFAULT_TIMEOUTS.connectMs)}, response headers ${s(DEFAULT_TIMEOUTS.headersMs)}, body ${s(DEFAULT_TIMEOUTS.bodyMs)}`,
+      `connect ${s(DEFAULT_TIMEOUTS.connectMs)}, response headers ${s(DEFAULT_TIMEOUTS.headersMs)}, body ${s(DEFAULT_TIMEOUTS.bodyMs)}, and the whole attempt ${s(DEFAULT_TIMEOUTS.totalMs)}`,
     );
+    includes(`capped at ${s(DEFAULT_RETRY_POLICY.maxServerDelayMs)}`);
+    includes(`no retry delay under ${MIN_RETRY_DELAY_MS} ms and no poll under ${MIN_POLL_MS} ms`);
+    includes(`up to ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
+    includes(`server message ${MAX_SERVER_MESSAGE_CHARS} characters, request id ${MAX_REQUEST_ID_CHARS}`);
     includes(`${DEFAULT_RATE_LIMIT.requests} requests per ${s(DEFAULT_RATE_LIMIT.windowMs)} per key`);
   });
 });
