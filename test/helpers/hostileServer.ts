@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { configure } from "../../src/provider";
 
 /**
  * A hand-written server on 127.0.0.1 that answers however a test says: stalls, trickles,
@@ -64,4 +65,18 @@ export function streamBytes(
   };
   res.on("close", () => (sent = total));
   pump();
+}
+
+/** Points the provider at a hostile server, as `configure` would after the engine handed over the stack config. */
+export async function configureProviderFor(
+  server: HostileServer,
+  credentials: { keyId: string; keySecret: string } = { keyId: "key-id", keySecret: "key-secret-value" },
+): Promise<void> {
+  const config: Record<string, string> = {
+    "dbcloud:apiUrl": server.url,
+    "dbcloud:apiKeyId": credentials.keyId,
+    "dbcloud:apiKeySecret": credentials.keySecret,
+    "dbcloud:rateLimit": "off",
+  };
+  await configure({ config: { get: (key: string) => config[key] } });
 }

@@ -5,7 +5,7 @@ import { checkedRequestUrl } from "../../src/api/guards";
 import { RateBudget } from "../../src/api/rateBudget";
 import * as provider from "../../src/provider";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
-import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
 
 /*
  * A request goes only where it was meant to go; state that is old or edited by hand never
@@ -158,13 +158,7 @@ describe("what counts as already gone on destroy", function () {
       res.statusCode = status;
       res.end(body);
     });
-    const config: Record<string, string> = {
-      "dbcloud:apiUrl": server.url,
-      "dbcloud:apiKeyId": "key-id",
-      "dbcloud:apiKeySecret": "key-secret-value",
-      "dbcloud:rateLimit": "off",
-    };
-    await provider.configure({ config: { get: (key: string) => config[key] } });
+    await configureProviderFor(server);
     console.log = () => undefined;
     return provider
       .reversePrivateEndpointDeletionDelete("x", {

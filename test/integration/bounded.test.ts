@@ -5,7 +5,12 @@ import { ApiTimeoutError, RateLimitError, ResponseValidationError } from "../../
 import { RateBudget } from "../../src/api/rateBudget";
 import { MAX_BODY_BYTES } from "../../src/api/transport";
 import * as provider from "../../src/provider";
-import { startHostileServer, streamBytes, type HostileServer } from "../helpers/hostileServer";
+import {
+  configureProviderFor,
+  startHostileServer,
+  streamBytes,
+  type HostileServer,
+} from "../helpers/hostileServer";
 
 /*
  * Everything ends in bounded time and memory, against servers that misbehave on purpose:
@@ -68,13 +73,7 @@ describe("bounded time: a call ends by its deadline, whatever the server does", 
 
   it("create with timeoutSeconds 2 against a silent server fails within its timeout", async () => {
     server = await startHostileServer(() => undefined);
-    const config: Record<string, string> = {
-      "dbcloud:apiUrl": server.url,
-      "dbcloud:apiKeyId": "key-id",
-      "dbcloud:apiKeySecret": "key-secret-value",
-      "dbcloud:rateLimit": "off",
-    };
-    await provider.configure({ config: { get: (key: string) => config[key] } });
+    await configureProviderFor(server);
     const { ms, error } = await elapsed(() =>
       provider.serviceRunStateCreate({
         organizationId: ORG,

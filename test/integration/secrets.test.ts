@@ -5,7 +5,7 @@ import { ApiClient } from "../../src/api/client";
 import { basicAuthorization } from "../../src/api/redact";
 import * as provider from "../../src/provider";
 import { resolveConfig } from "../../src/provider/config";
-import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
 
 /*
  * The key secret and its Basic token, in every form, never leave: not in an error's message,
@@ -145,13 +145,7 @@ describe("the secret never leaves, even when the server echoes it", function () 
         }),
       );
     });
-    const config: Record<string, string> = {
-      "dbcloud:apiUrl": server.url,
-      "dbcloud:apiKeyId": KEY_ID,
-      "dbcloud:apiKeySecret": SECRET,
-      "dbcloud:rateLimit": "off",
-    };
-    await provider.configure({ config: { get: (key: string) => config[key] } });
+    await configureProviderFor(server, { keyId: KEY_ID, keySecret: SECRET });
     const props = {
       organizationId: ORG,
       serviceId: SVC,
