@@ -44,8 +44,26 @@ export function timeoutFromCustomTimeouts(
   name: string,
   timeouts: pulumi.CustomTimeouts | undefined,
 ): number | undefined {
+  return longestTimeout(resourceType, name, timeouts, ["create", "update"]);
+}
+
+/** `customTimeouts.delete` in seconds (bounds a stop on destroy); undefined when not set. */
+export function deleteTimeoutFromCustomTimeouts(
+  resourceType: string,
+  name: string,
+  timeouts: pulumi.CustomTimeouts | undefined,
+): number | undefined {
+  return longestTimeout(resourceType, name, timeouts, ["delete"]);
+}
+
+function longestTimeout(
+  resourceType: string,
+  name: string,
+  timeouts: pulumi.CustomTimeouts | undefined,
+  keys: readonly ("create" | "update" | "delete")[],
+): number | undefined {
   const values: number[] = [];
-  for (const key of ["create", "update"] as const) {
+  for (const key of keys) {
     const text = timeouts?.[key];
     if (text === undefined) continue;
     const seconds = parseDurationSeconds(text);

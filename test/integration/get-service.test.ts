@@ -97,19 +97,21 @@ describe("getService and getServiceOutput against the emulator", function () {
     config: Record<string, string> = stackConfig(),
     preview = false,
   ): Promise<T> {
-    let result: { value: T } | { error: unknown } = { error: new Error("program did not run") };
+    const box: { value?: T; error?: unknown; done: boolean } = { done: false };
     await captureProgram(
       async () => {
         try {
-          result = { value: await body() };
+          box.value = await body();
         } catch (error) {
-          result = { error };
+          box.error = error;
         }
+        box.done = true;
       },
       { project: "get-service", stack: "test", config, secretKeys: ["dbcloud:apiKeySecret"], preview },
     );
-    if ("error" in result) throw result.error;
-    return result.value;
+    assert.ok(box.done, "the program ran");
+    if (box.error !== undefined) throw box.error;
+    return box.value as T;
   }
 
   before(async () => {
@@ -301,7 +303,7 @@ describe("getService and getServiceOutput against the emulator", function () {
       inProgram(() => getService({ serviceId: FULL }), stackConfig({ "dbcloud:apiKeySecret": wrong })),
       (error: Error) =>
         error instanceof AuthenticationError &&
-        !JSON.stringify({ message: error.message, stack: error.stack, ...error }).includes(wrong),
+        !JSON.stringify({ ...error, text: error.message, stack: error.stack }).includes(wrong),
     );
   });
 });
