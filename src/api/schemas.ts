@@ -9,56 +9,59 @@ import { once } from "./once";
  * classified by the resources, so a new state is not a parse error.
  */
 
+/** Absent or null: null. Every field of the spec is then present in a parsed Service. */
+const orNull = <T>(value: T | null | undefined): T | null => value ?? null;
+
 export const serviceEndpointSchema = once(() =>
   z.looseObject({
-    protocol: z.string().nullish(),
-    host: z.string().nullish(),
-    port: z.number().nullish(),
-    username: z.string().nullish(),
+    protocol: z.string().nullish().transform(orNull),
+    host: z.string().nullish().transform(orNull),
+    port: z.number().nullish().transform(orNull),
+    username: z.string().nullish().transform(orNull),
   }),
 );
 
 export const ipAccessListEntrySchema = once(() =>
   z.looseObject({
-    source: z.string().nullish(),
-    description: z.string().nullish(),
+    source: z.string().nullish().transform(orNull),
+    description: z.string().nullish().transform(orNull),
   }),
 );
 
 export const serviceSchema = once(() =>
   z.looseObject({
-    id: z.string().nullish(),
-    name: z.string().nullish(),
-    provider: z.string().nullish(),
-    region: z.string().nullish(),
-    state: z.string().nullish(),
-    databaseVersion: z.string().nullish(),
-    endpoints: z.array(serviceEndpointSchema()).nullish(),
-    tier: z.string().nullish(),
-    minTotalMemoryGb: z.number().nullish(),
-    maxTotalMemoryGb: z.number().nullish(),
-    minReplicaMemoryGb: z.number().nullish(),
-    maxReplicaMemoryGb: z.number().nullish(),
-    numReplicas: z.number().nullish(),
-    idleScaling: z.boolean().nullish(),
-    idleTimeoutMinutes: z.number().nullish(),
-    ipAccessList: z.array(ipAccessListEntrySchema()).nullish(),
-    createdAt: z.string().nullish(),
-    encryptionKey: z.string().nullish(),
-    encryptionAssumedRoleIdentifier: z.string().nullish(),
-    iamRole: z.string().nullish(),
-    privateEndpointIds: z.array(z.string()).nullish(),
-    availablePrivateEndpointIds: z.array(z.string()).nullish(),
-    dataWarehouseId: z.string().nullish(),
-    isPrimary: z.boolean().nullish(),
-    isReadonly: z.boolean().nullish(),
-    releaseChannel: z.string().nullish(),
-    byocId: z.string().nullish(),
-    hasTransparentDataEncryption: z.boolean().nullish(),
-    profile: z.string().nullish(),
-    transparentDataEncryptionKeyId: z.string().nullish(),
-    encryptionRoleId: z.string().nullish(),
-    complianceType: z.string().nullish(),
+    id: z.string().nullish().transform(orNull),
+    name: z.string().nullish().transform(orNull),
+    provider: z.string().nullish().transform(orNull),
+    region: z.string().nullish().transform(orNull),
+    state: z.string().nullish().transform(orNull),
+    databaseVersion: z.string().nullish().transform(orNull),
+    endpoints: z.array(serviceEndpointSchema()).nullish().transform(orNull),
+    tier: z.string().nullish().transform(orNull),
+    minTotalMemoryGb: z.number().nullish().transform(orNull),
+    maxTotalMemoryGb: z.number().nullish().transform(orNull),
+    minReplicaMemoryGb: z.number().nullish().transform(orNull),
+    maxReplicaMemoryGb: z.number().nullish().transform(orNull),
+    numReplicas: z.number().nullish().transform(orNull),
+    idleScaling: z.boolean().nullish().transform(orNull),
+    idleTimeoutMinutes: z.number().nullish().transform(orNull),
+    ipAccessList: z.array(ipAccessListEntrySchema()).nullish().transform(orNull),
+    createdAt: z.string().nullish().transform(orNull),
+    encryptionKey: z.string().nullish().transform(orNull),
+    encryptionAssumedRoleIdentifier: z.string().nullish().transform(orNull),
+    iamRole: z.string().nullish().transform(orNull),
+    privateEndpointIds: z.array(z.string()).nullish().transform(orNull),
+    availablePrivateEndpointIds: z.array(z.string()).nullish().transform(orNull),
+    dataWarehouseId: z.string().nullish().transform(orNull),
+    isPrimary: z.boolean().nullish().transform(orNull),
+    isReadonly: z.boolean().nullish().transform(orNull),
+    releaseChannel: z.string().nullish().transform(orNull),
+    byocId: z.string().nullish().transform(orNull),
+    hasTransparentDataEncryption: z.boolean().nullish().transform(orNull),
+    profile: z.string().nullish().transform(orNull),
+    transparentDataEncryptionKeyId: z.string().nullish().transform(orNull),
+    encryptionRoleId: z.string().nullish().transform(orNull),
+    complianceType: z.string().nullish().transform(orNull),
   }),
 );
 
@@ -84,7 +87,10 @@ export const errorEnvelopeSchema = once(() =>
 /*
  * The types users see. Enumerations are unions of the spec's values that still accept a value
  * the API adds later (`(string & {})` keeps editor completion for the known ones); every field
- * may be absent or `null`, and fields the spec does not list pass through as `unknown`.
+ * is optional in the type (as in the spec) and nullable; a parsed Service has every field of the
+ * spec present, `null` when the API left it out, so no value is `undefined` (the engine rejects
+ * it in outputs). Fields the spec does not list pass through at run time, untyped (an index
+ * signature would spoil the types of an `Output<Service>`'s lifted properties).
  * The zod output above must stay assignable to these (checked at the end of this file).
  */
 
@@ -163,17 +169,15 @@ export interface ServiceEndpoint {
   host?: string | null;
   port?: number | null;
   username?: string | null;
-  [field: string]: unknown;
 }
 
 export interface IpAccessListEntry {
   /** IP address or CIDR. */
   source?: string | null;
   description?: string | null;
-  [field: string]: unknown;
 }
 
-/** A service as the API returns it: every field of the spec, each optional and nullable. */
+/** A service as the API returns it: every field of the spec (parsed: `null` when not sent). */
 export interface Service {
   id?: string | null;
   name?: string | null;
@@ -212,8 +216,6 @@ export interface Service {
   transparentDataEncryptionKeyId?: string | null;
   encryptionRoleId?: string | null;
   complianceType?: ComplianceType | null;
-  /** Fields the spec does not list (the API sends more). */
-  [field: string]: unknown;
 }
 
 /** Compile-time check: what the schemas accept is a Service (and its parts). */

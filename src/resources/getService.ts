@@ -73,7 +73,7 @@ export async function getService(args: GetServiceArgs): Promise<Service> {
  */
 export function getServiceOutput(args: GetServiceOutputArgs): pulumi.Output<Service> {
   const read = pulumi.output(args).apply((resolved) => getService(resolved));
-  // Lifting the Service type (its index signature) defeats inference here; the value is a Service.
+  // pulumi.secret/output of a Service unwrap to a structurally different type; it is a Service.
   return read.apply((service) =>
     holdsSecret(service) ? pulumi.secret(service) : pulumi.output(service),
   ) as unknown as pulumi.Output<Service>;

@@ -12,6 +12,7 @@ import {
   type Service,
 } from "../../src";
 import { holdsSecret } from "../../src/resources/getService";
+import { serviceSchema } from "../../src/api/schemas";
 import { captureProgram } from "../../src/engine-driver/capture";
 
 /*
@@ -170,14 +171,24 @@ describe("getService and getServiceOutput against the emulator", function () {
 
   it("reads a Service whose every field is null, with unknown fields, without failing", async () => {
     const service = await inProgram(() => getService({ serviceId: NULLS }));
-    for (const field of Object.keys(ALL_NULL)) assert.equal(service[field], null, field);
+    const fields = service as unknown as Record<string, unknown>;
+    for (const field of Object.keys(ALL_NULL)) assert.equal(fields[field], null, field);
     assert.equal(service.id, NULLS);
-    assert.deepEqual(service.futureField, { nested: [1, 2] });
-    assert.deepEqual(service.tags, [{ key: "team", value: null }]);
+    assert.deepEqual(fields.futureField, { nested: [1, 2] });
+    assert.deepEqual(fields.tags, [{ key: "team", value: null }]);
 
     const output = await inProgram(async () => getServiceOutput({ serviceId: NULLS }));
     assert.equal(await internals(output).isSecret, false, "nothing secret in it");
     assert.equal((await internals(output).promise()).state, null);
+  });
+
+  it("gives every field of the spec, null when the API left it out: never undefined", () => {
+    const parsed = serviceSchema().parse({ id: FULL, endpoints: [{ host: "h" }], extra: 1 });
+    for (const field of Object.keys(ALL_NULL)) {
+      if (field !== "endpoints") assert.equal((parsed as Record<string, unknown>)[field], null, field);
+    }
+    assert.deepEqual(parsed.endpoints, [{ protocol: null, host: "h", port: null, username: null }]);
+    assert.equal((parsed as Record<string, unknown>).extra, 1);
   });
 
   it("accepts enumeration values the API adds later", async () => {
@@ -189,7 +200,7 @@ describe("getService and getServiceOutput against the emulator", function () {
   it("getServiceOutput makes the whole result secret when the service holds an encryption key", async () => {
     const { output, endpoints } = await inProgram(async () => {
       const output = getServiceOutput({ serviceId: pulumi.output(KEYED) });
-      return { output, endpoints: output.endpoints };
+      return { output, endpoints: output.apply((service) => service.endpoints) };
     });
     assert.equal(await internals(output).isSecret, true);
     assert.equal(await internals(endpoints).isSecret, true, "values taken from it stay secret");
