@@ -303,5 +303,7 @@ describe("engine: examples/ephemeral, onDestroy stop and getServiceOutput", func
       ["stop 200"],
     );
     assert.ok(run.host.stdout.some((line) => /"preview-42".*: stopped on destroy/.test(line)));
+    const everything = [JSON.stringify(resources), ...run.host.stdout, ...run.host.stderr].join("\n");
+    assert.ok(!everything.includes(run.emulator.keySecret), "the key secret is captured nowhere");
   });
 });
