@@ -2,7 +2,7 @@
  * pulumi-dbcloud: Pulumi dynamic providers for a database cloud's management API.
  *
  * The root exports what programs use: the two resources with their argument types and
- * providers, the API client with its options, results and errors, and the documented defaults.
+ * providers, the getService function, the API client with its options, results and errors, and the documented defaults.
  * The local emulator comes from `pulumi-dbcloud/emulator`; the provider implementation from
  * `pulumi-dbcloud/provider` (loaded by the providers themselves, not by programs).
  */
@@ -17,6 +17,12 @@ export {
   reversePrivateEndpointDeletionProvider,
   type ReversePrivateEndpointDeletionArgs,
 } from "./resources/reversePrivateEndpointDeletion";
+export {
+  getService,
+  getServiceOutput,
+  type GetServiceArgs,
+  type GetServiceOutputArgs,
+} from "./resources/getService";
 export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "./provider/serviceRunState";
 export { KNOWN_STATES, type DesiredState } from "./provider/stateTable";
 
@@ -47,7 +53,20 @@ export {
 } from "./api/errors";
 export { DEFAULT_RATE_LIMIT, type RateBudget, type RateLimit } from "./api/rateBudget";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./api/retry";
-export type { IpAccessListEntry, Service, ServiceEndpoint } from "./api/schemas";
+export type {
+  CloudProvider,
+  ComplianceType,
+  EndpointProtocol,
+  IpAccessListEntry,
+  OpenString,
+  ReleaseChannel,
+  Service,
+  ServiceEndpoint,
+  ServiceProfile,
+  ServiceRegion,
+  ServiceState,
+  ServiceTier,
+} from "./api/schemas";
 export type { Clock } from "./api/clock";
 export type { DispatcherTimeouts } from "./api/shared";
 export { PACKAGE_VERSION } from "./api/version";

@@ -9,37 +9,59 @@ import { once } from "./once";
  * classified by the resources, so a new state is not a parse error.
  */
 
+/** Absent or null: null. Every field of the spec is then present in a parsed Service. */
+const orNull = <T>(value: T | null | undefined): T | null => value ?? null;
+
 export const serviceEndpointSchema = once(() =>
   z.looseObject({
-    protocol: z.string().nullish(),
-    host: z.string().nullish(),
-    port: z.number().nullish(),
-    username: z.string().nullish(),
+    protocol: z.string().nullish().transform(orNull),
+    host: z.string().nullish().transform(orNull),
+    port: z.number().nullish().transform(orNull),
+    username: z.string().nullish().transform(orNull),
   }),
 );
 
 export const ipAccessListEntrySchema = once(() =>
   z.looseObject({
-    source: z.string().nullish(),
-    description: z.string().nullish(),
+    source: z.string().nullish().transform(orNull),
+    description: z.string().nullish().transform(orNull),
   }),
 );
 
 export const serviceSchema = once(() =>
   z.looseObject({
-    id: z.string().nullish(),
-    name: z.string().nullish(),
-    provider: z.string().nullish(),
-    region: z.string().nullish(),
-    state: z.string().nullish(),
-    databaseVersion: z.string().nullish(),
-    endpoints: z.array(serviceEndpointSchema()).nullish(),
-    ipAccessList: z.array(ipAccessListEntrySchema()).nullish(),
-    tier: z.string().nullish(),
-    idleScaling: z.boolean().nullish(),
-    idleTimeoutMinutes: z.number().nullish(),
-    numReplicas: z.number().nullish(),
-    createdAt: z.string().nullish(),
+    id: z.string().nullish().transform(orNull),
+    name: z.string().nullish().transform(orNull),
+    provider: z.string().nullish().transform(orNull),
+    region: z.string().nullish().transform(orNull),
+    state: z.string().nullish().transform(orNull),
+    databaseVersion: z.string().nullish().transform(orNull),
+    endpoints: z.array(serviceEndpointSchema()).nullish().transform(orNull),
+    tier: z.string().nullish().transform(orNull),
+    minTotalMemoryGb: z.number().nullish().transform(orNull),
+    maxTotalMemoryGb: z.number().nullish().transform(orNull),
+    minReplicaMemoryGb: z.number().nullish().transform(orNull),
+    maxReplicaMemoryGb: z.number().nullish().transform(orNull),
+    numReplicas: z.number().nullish().transform(orNull),
+    idleScaling: z.boolean().nullish().transform(orNull),
+    idleTimeoutMinutes: z.number().nullish().transform(orNull),
+    ipAccessList: z.array(ipAccessListEntrySchema()).nullish().transform(orNull),
+    createdAt: z.string().nullish().transform(orNull),
+    encryptionKey: z.string().nullish().transform(orNull),
+    encryptionAssumedRoleIdentifier: z.string().nullish().transform(orNull),
+    iamRole: z.string().nullish().transform(orNull),
+    privateEndpointIds: z.array(z.string()).nullish().transform(orNull),
+    availablePrivateEndpointIds: z.array(z.string()).nullish().transform(orNull),
+    dataWarehouseId: z.string().nullish().transform(orNull),
+    isPrimary: z.boolean().nullish().transform(orNull),
+    isReadonly: z.boolean().nullish().transform(orNull),
+    releaseChannel: z.string().nullish().transform(orNull),
+    byocId: z.string().nullish().transform(orNull),
+    hasTransparentDataEncryption: z.boolean().nullish().transform(orNull),
+    profile: z.string().nullish().transform(orNull),
+    transparentDataEncryptionKeyId: z.string().nullish().transform(orNull),
+    encryptionRoleId: z.string().nullish().transform(orNull),
+    complianceType: z.string().nullish().transform(orNull),
   }),
 );
 
@@ -62,9 +84,151 @@ export const errorEnvelopeSchema = once(() =>
   }),
 );
 
-export type ServiceEndpoint = z.infer<ReturnType<typeof serviceEndpointSchema>>;
-export type IpAccessListEntry = z.infer<ReturnType<typeof ipAccessListEntrySchema>>;
-export type Service = z.infer<ReturnType<typeof serviceSchema>>;
+/*
+ * The types users see. Enumerations are unions of the spec's values that still accept a value
+ * the API adds later (`(string & {})` keeps editor completion for the known ones); every field
+ * is optional in the type (as in the spec) and nullable; a parsed Service has every field of the
+ * spec present, `null` when the API left it out, so no value is `undefined` (the engine rejects
+ * it in outputs). Fields the spec does not list pass through at run time, untyped (an index
+ * signature would spoil the types of an `Output<Service>`'s lifted properties).
+ * The zod output above must stay assignable to these (checked at the end of this file).
+ */
+
+/** A value the API may add later: any string, while editors still offer the known ones. */
+export type OpenString = string & {};
+
+export type CloudProvider = "aws" | "gcp" | "azure" | OpenString;
+export type ServiceRegion =
+  | "ap-northeast-1"
+  | "ap-south-1"
+  | "ap-southeast-1"
+  | "ap-southeast-2"
+  | "eu-central-1"
+  | "eu-west-1"
+  | "eu-west-2"
+  | "me-central-1"
+  | "us-east-1"
+  | "us-east-2"
+  | "us-west-2"
+  | "us-east1"
+  | "us-central1"
+  | "europe-west4"
+  | "asia-southeast1"
+  | "eastus"
+  | "eastus2"
+  | "westus3"
+  | "germanywestcentral"
+  | OpenString;
+export type ServiceState =
+  | "starting"
+  | "stopping"
+  | "terminating"
+  | "awaking"
+  | "partially_running"
+  | "provisioning"
+  | "running"
+  | "stopped"
+  | "terminated"
+  | "degraded"
+  | "failed"
+  | "idle"
+  | "softdeleting"
+  | "softdeleted"
+  | OpenString;
+export type ServiceTier =
+  | "development"
+  | "production"
+  | "dedicated_high_mem"
+  | "dedicated_high_cpu"
+  | "dedicated_standard"
+  | "dedicated_standard_n2d_standard_4"
+  | "dedicated_standard_n2d_standard_8"
+  | "dedicated_standard_n2d_standard_32"
+  | "dedicated_standard_n2d_standard_128"
+  | "dedicated_standard_n2d_standard_32_16SSD"
+  | "dedicated_standard_n2d_standard_64_24SSD"
+  | OpenString;
+export type ReleaseChannel = "slow" | "default" | "fast" | OpenString;
+export type ServiceProfile =
+  | "v1-default"
+  | "v1-highmem-xs"
+  | "v1-highmem-s"
+  | "v1-highmem-m"
+  | "v1-highmem-l"
+  | "v1-highmem-xl"
+  | "v1-highcpu-s"
+  | "v1-highcpu-m"
+  | "v1-highcpu-l"
+  | "v1-highcpu-xl"
+  | OpenString;
+export type ComplianceType = "hipaa" | "pci" | OpenString;
+export type EndpointProtocol = "https" | "nativesecure" | "mysql" | OpenString;
+
+export interface ServiceEndpoint {
+  protocol?: EndpointProtocol | null;
+  host?: string | null;
+  port?: number | null;
+  username?: string | null;
+}
+
+export interface IpAccessListEntry {
+  /** IP address or CIDR. */
+  source?: string | null;
+  description?: string | null;
+}
+
+/** A service as the API returns it: every field of the spec (parsed: `null` when not sent). */
+export interface Service {
+  id?: string | null;
+  name?: string | null;
+  provider?: CloudProvider | null;
+  region?: ServiceRegion | null;
+  state?: ServiceState | null;
+  databaseVersion?: string | null;
+  endpoints?: ServiceEndpoint[] | null;
+  /** Deprecated by the API. */
+  tier?: ServiceTier | null;
+  /** Deprecated by the API. */
+  minTotalMemoryGb?: number | null;
+  /** Deprecated by the API. */
+  maxTotalMemoryGb?: number | null;
+  minReplicaMemoryGb?: number | null;
+  maxReplicaMemoryGb?: number | null;
+  numReplicas?: number | null;
+  idleScaling?: boolean | null;
+  idleTimeoutMinutes?: number | null;
+  ipAccessList?: IpAccessListEntry[] | null;
+  /** ISO 8601 date-time. */
+  createdAt?: string | null;
+  /** Customer-provided disk encryption key: a secret. */
+  encryptionKey?: string | null;
+  encryptionAssumedRoleIdentifier?: string | null;
+  iamRole?: string | null;
+  privateEndpointIds?: string[] | null;
+  availablePrivateEndpointIds?: string[] | null;
+  dataWarehouseId?: string | null;
+  isPrimary?: boolean | null;
+  isReadonly?: boolean | null;
+  releaseChannel?: ReleaseChannel | null;
+  byocId?: string | null;
+  hasTransparentDataEncryption?: boolean | null;
+  profile?: ServiceProfile | null;
+  transparentDataEncryptionKeyId?: string | null;
+  encryptionRoleId?: string | null;
+  complianceType?: ComplianceType | null;
+}
+
+/** Compile-time check: what the schemas accept is a Service (and its parts). */
+type Assignable<T extends U, U> = T;
+export type _ServiceSchemaFits = Assignable<z.infer<ReturnType<typeof serviceSchema>>, Service>;
+export type _EndpointSchemaFits = Assignable<
+  z.infer<ReturnType<typeof serviceEndpointSchema>>,
+  ServiceEndpoint
+>;
+export type _IpEntrySchemaFits = Assignable<
+  z.infer<ReturnType<typeof ipAccessListEntrySchema>>,
+  IpAccessListEntry
+>;
 
 /** Formats zod issues as `<path>: <message>` lines. */
 export function formatIssues(error: z.ZodError): string[] {

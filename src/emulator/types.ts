@@ -49,7 +49,10 @@ export interface SeedService {
   /** Initial state; default "running". A known transitional state moves on by itself. */
   state?: string;
   reversePrivateEndpointIds?: string[];
-  /** Extra or overriding Service fields (e.g. databaseVersion, endpoints, null values). */
+  /**
+   * Extra or overriding Service fields (e.g. databaseVersion, endpoints, null values).
+   * `state: null` makes the API show a null state; the service still changes state underneath.
+   */
   fields?: Record<string, unknown>;
 }
 

@@ -1,7 +1,7 @@
 import { ApiClient } from "../api/client";
 import { systemClock, type Clock } from "../api/clock";
 import { DEFAULT_RETRY_POLICY } from "../api/retry";
-import { resolveConfig, stackSetting, timeScale } from "./config";
+import { resolveConfig, stackSetting, timeScale, type ResolvedConfig } from "./config";
 import { DEFAULT_TUNING, type ConvergeTuning, type ProgressLog } from "./converge";
 
 /**
@@ -31,11 +31,14 @@ export const consoleLog: ProgressLog = {
   warn: (line) => console.error(`[dbcloud] warning: ${line}`),
 };
 
-export function providerContext(): ProviderContext {
-  const config = resolveConfig(stackSetting, process.env);
+/**
+ * The client for a resolved configuration, with retry waits scaled by `DBCLOUD_TIME_SCALE`. The
+ * providers build one per call from the stack config given to `configure`; `getService` builds
+ * one per call from the program's stack config. Neither keeps it anywhere it could be serialized.
+ */
+export function apiClientFor(config: ResolvedConfig, log: (line: string) => void): ApiClient {
   const scale = timeScale();
-  const log = consoleLog;
-  const client = new ApiClient({
+  return new ApiClient({
     apiUrl: config.apiUrl,
     keyId: config.keyId,
     keySecret: config.keySecret,
@@ -44,8 +47,15 @@ export function providerContext(): ProviderContext {
       baseDelayMs: DEFAULT_RETRY_POLICY.baseDelayMs * scale,
       maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs * scale,
     },
-    log: (line) => log.info(line),
+    log,
   });
+}
+
+export function providerContext(): ProviderContext {
+  const config = resolveConfig(stackSetting, process.env);
+  const scale = timeScale();
+  const log = consoleLog;
+  const client = apiClientFor(config, (line) => log.info(line));
   const tuning: ConvergeTuning = {
     ...DEFAULT_TUNING,
     firstPollMs: DEFAULT_TUNING.firstPollMs * scale,

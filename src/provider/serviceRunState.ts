@@ -20,6 +20,10 @@ import { satisfies, type DesiredState } from "./stateTable";
 
 export const DEFAULT_TIMEOUT_SECONDS = 1200;
 export { MAX_TIMEOUT_SECONDS } from "./inputs";
+/** What destroy does to the service unless told otherwise: nothing. */
+export const DEFAULT_ON_DESTROY = "leave";
+
+export type OnDestroy = "leave" | "stop";
 
 export interface ServiceRunStateInputs {
   organizationId: string;
@@ -27,6 +31,9 @@ export interface ServiceRunStateInputs {
   state: DesiredState;
   timeoutSeconds: number;
   waitForState: boolean;
+  onDestroy: OnDestroy;
+  /** Bounds a stop on destroy; absent: `timeoutSeconds`. */
+  deleteTimeoutSeconds?: number;
 }
 
 export interface EndpointOutput {
@@ -54,6 +61,11 @@ const fieldSchemas = once(() => ({
   },
   timeoutSeconds: { schema: timeoutField("timeoutSeconds"), required: false },
   waitForState: { schema: z.boolean({ error: "waitForState must be true or false" }), required: false },
+  onDestroy: {
+    schema: z.enum(["leave", "stop"], { error: 'onDestroy must be "leave" or "stop"' }),
+    required: false,
+  },
+  deleteTimeoutSeconds: { schema: timeoutField("deleteTimeoutSeconds"), required: false },
 }));
 
 export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
@@ -61,6 +73,7 @@ export async function check(_olds: Props, news: Props): Promise<{ inputs: Props;
     organizationId: defaultOrganizationId(),
     timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
     waitForState: true,
+    onDestroy: DEFAULT_ON_DESTROY,
   });
 }
 
@@ -74,7 +87,12 @@ export async function diff(_id: string, olds: Props, news: Props) {
     news.state === UNKNOWN_VALUE ||
     olds.state !== news.state ||
     !satisfies(olds.observedState as string | undefined, desired);
-  const optionChange = olds.timeoutSeconds !== news.timeoutSeconds || olds.waitForState !== news.waitForState;
+  const optionChange =
+    olds.timeoutSeconds !== news.timeoutSeconds ||
+    olds.waitForState !== news.waitForState ||
+    // State written before onDestroy existed means "leave": no update just for upgrading.
+    (olds.onDestroy ?? DEFAULT_ON_DESTROY) !== (news.onDestroy ?? DEFAULT_ON_DESTROY) ||
+    olds.deleteTimeoutSeconds !== news.deleteTimeoutSeconds;
   return {
     changes: replaces.length > 0 || stateChange || optionChange,
     replaces,
@@ -89,13 +107,18 @@ function inputsOf(props: Props, what: string): ServiceRunStateInputs {
 }
 
 function withDefaults(props: Props): ServiceRunStateInputs {
-  return {
+  const inputs: ServiceRunStateInputs = {
     organizationId: props.organizationId as string,
     serviceId: props.serviceId as string,
     state: props.state as DesiredState,
     timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS,
     waitForState: (props.waitForState as boolean | undefined) ?? true,
+    onDestroy: props.onDestroy === "stop" ? "stop" : "leave",
   };
+  // Only when set: outputs must hold no undefined.
+  if (typeof props.deleteTimeoutSeconds === "number")
+    inputs.deleteTimeoutSeconds = props.deleteTimeoutSeconds;
+  return inputs;
 }
 
 /** The outputs: inputs plus what was observed, with no undefined anywhere (the engine rejects it). */
@@ -200,11 +223,77 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
   }
 }
 
+/** A timeout from state, used only if it is one check would accept (state may be hand-edited). */
+function validTimeout(value: unknown): number | undefined {
+  return fieldSchemas().timeoutSeconds.schema.safeParse(value).success ? (value as number) : undefined;
+}
+
+/**
+ * Destroy. `leave` (and anything that is not exactly `stop`: state can be old or hand-edited)
+ * makes no API call. `stop` stops the service with the converger and waits, bounded by
+ * `deleteTimeoutSeconds`, else `timeoutSeconds`; a failure is thrown, which keeps the resource in
+ * the stack so destroy can be run again.
+ */
 export async function remove(_id: string, props: Props): Promise<void> {
-  const observed =
-    typeof props.observedState === "string" && props.observedState ? props.observedState : "as it was";
-  consoleLog.info(
-    `${describeService({ name: props.serviceName as string | undefined }, String(props.serviceId))}: ` +
-      `ServiceRunState removed from the stack; the service is left ${observed} (no API call)`,
+  const serviceId = String(props.serviceId);
+  const label = describeService({ name: props.serviceName as string | undefined }, serviceId);
+  if (props.onDestroy !== "stop") {
+    if (props.onDestroy !== undefined && props.onDestroy !== DEFAULT_ON_DESTROY) {
+      consoleLog.warn(
+        `${label}: onDestroy ${JSON.stringify(props.onDestroy)} in the state is neither "leave" nor "stop"; ` +
+          `nothing is stopped`,
+      );
+    }
+    const observed =
+      typeof props.observedState === "string" && props.observedState ? props.observedState : "as it was";
+    consoleLog.info(
+      `${label}: ServiceRunState removed from the stack; the service is left ${observed} (no API call)`,
+    );
+    return;
+  }
+
+  const timeoutSeconds =
+    validTimeout(props.deleteTimeoutSeconds) ?? validTimeout(props.timeoutSeconds) ?? DEFAULT_TIMEOUT_SECONDS;
+  const organizationId = (props.organizationId as string | undefined) ?? defaultOrganizationId();
+  // A stop is a command: the ids it goes to are re-validated like every entry point's.
+  requireValid(
+    "ServiceRunState delete",
+    { organizationId, serviceId: props.serviceId },
+    pickFields(fieldSchemas(), ID_FIELDS),
   );
+  try {
+    const result = await converge(
+      {
+        organizationId: organizationId as string,
+        serviceId,
+        desired: "stopped",
+        timeoutMs: timeoutSeconds * 1000,
+        waitForState: true,
+      },
+      providerContext(),
+    );
+    consoleLog.info(
+      `${describeService(result.service, serviceId)}: ${result.commands.length ? "stopped" : "already stopped"} ` +
+        `on destroy (onDestroy: "stop"); ServiceRunState removed from the stack`,
+    );
+  } catch (error) {
+    if (error instanceof ConvergeError && error.kind === "api" && isGone(error.cause, ["service"])) {
+      consoleLog.info(`${label} no longer exists; nothing to stop, ServiceRunState removed from the stack`);
+      return;
+    }
+    if (error instanceof ConvergeError && error.kind === "terminal") {
+      // No command can stop it (terminated, being deleted, failed): keeping the resource would
+      // only block destroy for good.
+      consoleLog.warn(
+        `${label} is ${error.service?.state ?? "gone"}: nothing to stop; ServiceRunState removed from the stack`,
+      );
+      return;
+    }
+    throw new Error(
+      `${(error as Error).message} Stopping on destroy (onDestroy: "stop", waiting at most ${timeoutSeconds}s: ` +
+        `customTimeouts.delete / deleteTimeoutSeconds, else timeoutSeconds) failed: the resource stays in the ` +
+        `stack; run \`pulumi destroy\` again to retry.`,
+      { cause: error },
+    );
+  }
 }

@@ -38,15 +38,29 @@ export function parseDurationSeconds(text: string): number | undefined {
   return seconds;
 }
 
-/**
- * The longest of the named `customTimeouts` (by default `create` and `update`), in seconds;
- * undefined when none is set.
- */
+/** The longer of `customTimeouts.create` and `.update`, in seconds; undefined when neither is set. */
 export function timeoutFromCustomTimeouts(
   resourceType: string,
   name: string,
   timeouts: pulumi.CustomTimeouts | undefined,
-  keys: readonly ("create" | "update" | "delete")[] = ["create", "update"],
+): number | undefined {
+  return longestTimeout(resourceType, name, timeouts, ["create", "update"]);
+}
+
+/** `customTimeouts.delete` in seconds (bounds a stop on destroy, or an endpoint's DELETE); undefined when not set. */
+export function deleteTimeoutFromCustomTimeouts(
+  resourceType: string,
+  name: string,
+  timeouts: pulumi.CustomTimeouts | undefined,
+): number | undefined {
+  return longestTimeout(resourceType, name, timeouts, ["delete"]);
+}
+
+function longestTimeout(
+  resourceType: string,
+  name: string,
+  timeouts: pulumi.CustomTimeouts | undefined,
+  keys: readonly ("create" | "update" | "delete")[],
 ): number | undefined {
   const values: number[] = [];
   for (const key of keys) {

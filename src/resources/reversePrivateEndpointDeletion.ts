@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
-import { programOrganizationId, timeoutFromCustomTimeouts } from "./programDefaults";
+import { deleteTimeoutFromCustomTimeouts, programOrganizationId } from "./programDefaults";
 
 /** The implementation, loaded by package name when a method runs: see serviceRunState.ts. */
 function lib(): typeof ProviderModule {
@@ -53,7 +53,7 @@ export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
         serviceId: args.serviceId,
         reversePrivateEndpointId: args.reversePrivateEndpointId,
         timeoutSeconds:
-          args.timeoutSeconds ?? timeoutFromCustomTimeouts(type, name, opts?.customTimeouts, ["delete"]),
+          args.timeoutSeconds ?? deleteTimeoutFromCustomTimeouts(type, name, opts?.customTimeouts),
       },
       opts,
       "dbcloud",

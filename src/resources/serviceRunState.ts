@@ -1,7 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
 import type { EndpointOutput } from "../provider/serviceRunState";
-import { programOrganizationId, timeoutFromCustomTimeouts } from "./programDefaults";
+import {
+  deleteTimeoutFromCustomTimeouts,
+  programOrganizationId,
+  timeoutFromCustomTimeouts,
+} from "./programDefaults";
 
 export type { EndpointOutput } from "../provider/serviceRunState";
 
@@ -47,12 +51,19 @@ export interface ServiceRunStateArgs {
   timeoutSeconds?: pulumi.Input<number>;
   /** Wait until the service is in the state (default true); false returns once the command is accepted. */
   waitForState?: pulumi.Input<boolean>;
+  /**
+   * What destroying the resource does to the service: `leave` it as it is (default), or `stop`
+   * it and wait until it is stopped. A failed stop keeps the resource in the stack.
+   */
+  onDestroy?: pulumi.Input<"leave" | "stop">;
+  /** How long a stop on destroy may wait, in seconds. Default `customTimeouts.delete`, else `timeoutSeconds`. */
+  deleteTimeoutSeconds?: pulumi.Input<number>;
 }
 
 /**
  * Declares that a database service is running or stopped. `pulumi up` sends start/stop only
  * when needed and waits for the state; `pulumi refresh` shows drift; destroying the resource
- * leaves the service as it is.
+ * leaves the service as it is, or stops it with `onDestroy: "stop"`.
  */
 export class ServiceRunState extends pulumi.dynamic.Resource {
   declare public readonly organizationId: pulumi.Output<string>;
@@ -60,6 +71,7 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
   declare public readonly state: pulumi.Output<"running" | "stopped">;
   declare public readonly timeoutSeconds: pulumi.Output<number>;
   declare public readonly waitForState: pulumi.Output<boolean>;
+  declare public readonly onDestroy: pulumi.Output<"leave" | "stop">;
   /** The state last seen by the API (after create, update or refresh). */
   declare public readonly observedState: pulumi.Output<string>;
   declare public readonly serviceName: pulumi.Output<string>;
@@ -77,6 +89,9 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
         state: args.state,
         timeoutSeconds: args.timeoutSeconds ?? timeoutFromCustomTimeouts(type, name, opts?.customTimeouts),
         waitForState: args.waitForState,
+        onDestroy: args.onDestroy,
+        deleteTimeoutSeconds:
+          args.deleteTimeoutSeconds ?? deleteTimeoutFromCustomTimeouts(type, name, opts?.customTimeouts),
         observedState: undefined,
         serviceName: undefined,
         databaseVersion: undefined,

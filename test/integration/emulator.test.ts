@@ -315,6 +315,26 @@ describe("emulator API", () => {
       assert.equal(result.state, "stopped");
     });
 
+    it("shows a null state when the seed's fields say so, while the state machine runs on", async () => {
+      const id = randomUUID();
+      emulator.addService({ organizationId, id, state: "running", fields: { state: null, name: null } });
+      const path = `/v1/organizations/${organizationId}/services/${id}`;
+      const result = (await call(emulator, "GET", path)).body.result as Record<string, unknown>;
+      assert.equal(result.state, null);
+      assert.equal(result.name, null);
+      assert.equal("state" in result, true);
+      await call(emulator, "PATCH", `${path}/state`, { body: { command: "stop" } });
+      const patch = emulator.requests.filter((r) => r.method === "PATCH" && r.serviceId === id);
+      assert.deepEqual(
+        patch.map((r) => [r.stateBefore, r.stateAfter]),
+        [["running", "stopping"]],
+      );
+      assert.throws(
+        () => emulator.addService({ organizationId, fields: { state: "running" } }),
+        /service.fields.state cannot be set through fields/,
+      );
+    });
+
     it("generates an id when the seed has none, and refuses a duplicate or invalid seed", () => {
       const added = emulator.addService({ organizationId });
       assert.match(added.id, UUID_V4);

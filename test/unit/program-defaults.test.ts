@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { parseDurationSeconds, timeoutFromCustomTimeouts } from "../../src/resources/programDefaults";
+import {
+  deleteTimeoutFromCustomTimeouts,
+  parseDurationSeconds,
+  timeoutFromCustomTimeouts,
+} from "../../src/resources/programDefaults";
 import { ReversePrivateEndpointDeletion, ServiceRunState } from "../../src";
 import { captureProgram } from "../../src/engine-driver/capture";
 
@@ -55,6 +59,36 @@ describe("program-time defaults", () => {
     assert.equal(inputs.b.timeoutSeconds, 60);
     assert.equal(inputs.c.timeoutSeconds, undefined, "left to the provider's default");
     assert.equal(inputs.a.organizationId, ORG, "organizationId from stack config");
+  });
+
+  it("turns customTimeouts.delete into deleteTimeoutSeconds, and passes onDestroy through", async () => {
+    const resources = await captureProgram(
+      () => {
+        new ServiceRunState(
+          "a",
+          { serviceId: SERVICE, state: "running", onDestroy: "stop" },
+          { customTimeouts: { create: "45m", delete: "5m" } },
+        );
+        new ServiceRunState(
+          "b",
+          { serviceId: SERVICE, state: "running", onDestroy: "stop", deleteTimeoutSeconds: 30 },
+          { customTimeouts: { delete: "5m" } },
+        );
+        new ServiceRunState("c", { serviceId: SERVICE, state: "running" });
+      },
+      { project: "defaults", stack: "test", config: { "dbcloud:organizationId": ORG } },
+    );
+    const inputs = Object.fromEntries(resources.map((r) => [r.name, r.inputs]));
+    assert.equal(inputs.a.deleteTimeoutSeconds, 300);
+    assert.equal(inputs.a.timeoutSeconds, 2700, "delete does not count for create/update");
+    assert.equal(inputs.a.onDestroy, "stop");
+    assert.equal(inputs.b.deleteTimeoutSeconds, 30);
+    assert.equal(inputs.c.deleteTimeoutSeconds, undefined, "left to timeoutSeconds");
+    assert.equal(inputs.c.onDestroy, undefined, "left to the provider's default");
+    assert.throws(
+      () => deleteTimeoutFromCustomTimeouts("ServiceRunState", "a", { delete: "later" }),
+      /customTimeouts.delete "later" is not a duration/,
+    );
   });
 
   it("fails at construction when no organizationId can be found, naming the config key and the variable", async () => {

@@ -34,7 +34,7 @@ describe("public surface", () => {
     }
   });
 
-  it("the package root exports the resources, providers, client, errors and documented constants only", () => {
+  it("the package root exports the resources, providers, getService, client, errors and documented constants only", () => {
     assert.deepEqual(Object.keys(root).sort(), [
       "ApiClient",
       "ApiConnectionError",
@@ -59,6 +59,8 @@ describe("public surface", () => {
       "ServerError",
       "ServiceRunState",
       "UnprocessableError",
+      "getService",
+      "getServiceOutput",
       "reversePrivateEndpointDeletionProvider",
       "serviceRunStateProvider",
     ]);

@@ -11,7 +11,12 @@ import { MAX_BODY_BYTES, MAX_REQUEST_ID_CHARS, MAX_SERVER_MESSAGE_CHARS } from "
 import { MIN_TIME_SCALE } from "../../src/provider/config";
 import { READ_TIMEOUT_SECONDS } from "../../src/provider/context";
 import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "../../src/provider/reversePrivateEndpointDeletion";
-import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "../../src/provider/serviceRunState";
+import {
+  DEFAULT_ON_DESTROY,
+  DEFAULT_TIMEOUT_SECONDS,
+  MAX_TIMEOUT_SECONDS,
+} from "../../src/provider/serviceRunState";
+import { SECRET_SERVICE_FIELDS } from "../../src/resources/getService";
 
 // The README states defaults in prose and tables; these tests read them back from the code so
 // the two cannot drift apart (a common failing of otherwise good client libraries).
@@ -46,6 +51,12 @@ describe("README tells the truth about defaults", () => {
   it("states the ServiceRunState timeout defaults", () => {
     includes(`timeoutSeconds?: Input<number>,      // default ${DEFAULT_TIMEOUT_SECONDS}`);
     includes(`(default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS})`);
+  });
+
+  it("states the onDestroy default, and which Service fields are secret", () => {
+    includes(`onDestroy?: Input<"leave" | "stop">, // default ${DEFAULT_ON_DESTROY}`);
+    includes(`with \`onDestroy: "${DEFAULT_ON_DESTROY}"\` (the default)`);
+    for (const field of SECRET_SERVICE_FIELDS) includes(`(\`${field}\`, or any field whose name`);
   });
 
   it("states the waiting knobs", () => {

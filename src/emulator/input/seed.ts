@@ -51,8 +51,9 @@ export function readSeedService(value: unknown, path: string, issues: IssueList)
   }
   if (value.fields !== undefined) {
     if (isPlainObject(value.fields)) {
-      for (const key of Object.keys(value.fields)) {
-        if (RESERVED_FIELD_KEYS.has(key)) {
+      for (const [key, field] of Object.entries(value.fields)) {
+        // `state: null` is allowed: the API shows a null state while the state machine runs on.
+        if (RESERVED_FIELD_KEYS.has(key) && !(key === "state" && field === null)) {
           issues.add(`${path}.fields.${key}`, `cannot be set through fields (use ${path}.${key} instead)`);
         }
       }

@@ -91,12 +91,15 @@ export class ServiceStore {
   view(stored: StoredService, state: string): ServiceView {
     // A deep copy, so that callers (tests included) cannot edit the store through it; state goes
     // after region, where the spec lists it.
+    // A seed's `fields.state: null` shows a null state (the machine underneath runs on).
+    const shown = stored.fields.state === null ? null : state;
     const view: Record<string, unknown> = { id: stored.id };
     for (const [key, value] of Object.entries(structuredClone(stored.fields))) {
+      if (key === "state") continue;
       view[key] = value;
-      if (key === "region") view.state = state;
+      if (key === "region") view.state = shown;
     }
-    view.state = state;
+    view.state = shown;
     return view as ServiceView;
   }
 

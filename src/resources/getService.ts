@@ -1,0 +1,80 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { Service } from "../api/schemas";
+import { resolveConfig } from "../provider/config";
+import { apiClientFor } from "../provider/context";
+
+/*
+ * `getService` / `getServiceOutput`: the read operation as a Pulumi function. It runs in the
+ * program's process (not in the provider host), during preview as during up, and reads its
+ * settings as the providers do: stack config (`new pulumi.Config("dbcloud")`), then environment.
+ * The client is built per call and dropped: nothing holding the key secret is kept or captured.
+ */
+
+export interface GetServiceArgs {
+  /** Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
+  organizationId?: string;
+  /** The service (a uuid). */
+  serviceId: string;
+}
+
+export interface GetServiceOutputArgs {
+  /** Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
+  organizationId?: pulumi.Input<string>;
+  /** The service (a uuid). */
+  serviceId: pulumi.Input<string>;
+}
+
+/** Fields of the spec that hold a secret. */
+export const SECRET_SERVICE_FIELDS: readonly string[] = ["encryptionKey"];
+
+/** Names that look like a credential, for fields the API adds later (at any depth). */
+const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
+
+/** Whether the service carries a secret value: a known secret field or a credential-like name, set. */
+export function holdsSecret(value: unknown, name = ""): boolean {
+  if (value === null || value === undefined || value === "") return false;
+  if (Array.isArray(value)) return value.some((item) => holdsSecret(item, name));
+  if (typeof value === "object") {
+    return Object.entries(value as Record<string, unknown>).some(([key, item]) => holdsSecret(item, key));
+  }
+  return SECRET_SERVICE_FIELDS.includes(name) || CREDENTIAL_NAME.test(name);
+}
+
+/** The program's `dbcloud:*` stack config, by full key (`dbcloud:apiUrl`). */
+function programStackConfig(key: string): string | undefined {
+  const [namespace, name] = key.split(":");
+  return new pulumi.Config(namespace).get(name);
+}
+
+/**
+ * Reads one service (GET) through the shared client: rate budget, retries, typed errors, no
+ * secret in any message. Resolves to the service as the API returned it, fields the spec does
+ * not list included; the promise form gives every value in clear, `encryptionKey` included.
+ */
+export async function getService(args: GetServiceArgs): Promise<Service> {
+  const config = resolveConfig(programStackConfig, process.env);
+  const organizationId = args.organizationId || config.organizationId;
+  if (!organizationId) {
+    throw new Error(
+      "getService: organizationId is not set. Pass it as an argument, or set stack config " +
+        "dbcloud:organizationId (pulumi config set dbcloud:organizationId <uuid>) or environment variable " +
+        "DBCLOUD_ORGANIZATION_ID.",
+    );
+  }
+  const client = apiClientFor(config, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
+  const { service } = await client.getService(organizationId, args.serviceId);
+  return service;
+}
+
+/**
+ * `getService` as an Output, for inputs that are Outputs themselves. When the service carries a
+ * secret value (`encryptionKey`, or a credential-like field the API adds later), the whole
+ * result is a secret Output, and so is every value taken from it.
+ */
+export function getServiceOutput(args: GetServiceOutputArgs): pulumi.Output<Service> {
+  const read = pulumi.output(args).apply((resolved) => getService(resolved));
+  // pulumi.secret/output of a Service unwrap to a structurally different type; it is a Service.
+  return read.apply((service) =>
+    holdsSecret(service) ? pulumi.secret(service) : pulumi.output(service),
+  ) as unknown as pulumi.Output<Service>;
+}

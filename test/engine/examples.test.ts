@@ -1,0 +1,309 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { startEmulator, type Emulator } from "../../src/emulator";
+import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
+import {
+  configSet,
+  configSetCommands,
+  emptyCliConfig,
+  runtimeConfig,
+  type CliConfig,
+} from "../../src/engine-driver/cliConfig";
+import { EngineStack } from "../../src/engine-driver/stack";
+import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
+
+/*
+ * Every program example, run the way Pulumi runs it (captured under mocks, then the real
+ * dynamic-provider host over gRPC) against the emulator, with its configuration shaped exactly as
+ * the Pulumi CLI stores it for the commands its documentation shows.
+ */
+
+const ROOT = join(__dirname, "..", "..");
+const EXAMPLES = join(ROOT, "examples");
+const ORG = "5f0c3a52-8d1e-4b7a-9c63-0e2f7d4a1b90";
+const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
+/** YAML parsed with the parser the Pulumi SDK itself uses (no dependency of our own). */
+const yaml: { load(text: string): unknown } = require(
+  require.resolve("js-yaml", { paths: [dirname(require.resolve("@pulumi/pulumi/package.json"))] }),
+);
+
+interface Run {
+  emulator: Emulator;
+  host: ProviderHost;
+}
+
+async function startRun(services: { id: string; name: string; state: string }[]): Promise<Run> {
+  const emulator = await startEmulator({
+    transitions: { starting: 300, stopping: 300 },
+    services: services.map((s) => ({ organizationId: ORG, ...s, reversePrivateEndpointIds: ["rpe-0001"] })),
+  });
+  const host = await startProviderHost({
+    cwd: ROOT,
+    project: "examples",
+    env: { DBCLOUD_TIME_SCALE: "0.02", DBCLOUD_RATE_LIMIT: "100/1s" },
+  });
+  return { emulator, host };
+}
+
+async function stopRun(run: Run | undefined): Promise<void> {
+  await run?.host.stop();
+  await run?.emulator.close();
+}
+
+/** The section of the README that starts at `heading`, up to the next heading of that level. */
+function readmeSection(heading: string): string {
+  const readme = read("README.md");
+  const start = readme.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `README has ${heading}`);
+  const level = heading.split(" ")[0];
+  const next = readme.indexOf(`\n${level} `, start + heading.length + 2);
+  return readme.slice(start, next < 0 ? undefined : next);
+}
+
+/** Runs documented `pulumi config set` lines, placeholders filled in, into a CLI config. */
+function cliConfigFrom(text: string, project: string, fill: (line: string) => string): CliConfig {
+  const config = emptyCliConfig();
+  const commands = configSetCommands(fill(text));
+  assert.ok(commands.length > 0, "the text shows pulumi config set commands");
+  for (const args of commands) configSet(config, args, project);
+  return config;
+}
+
+async function capture(program: string, project: string, cli: CliConfig, preview = false) {
+  const { config, secretKeys } = runtimeConfig(cli);
+  const resources = await captureProgram(join(EXAMPLES, program, "index.ts"), {
+    project,
+    stack: "dev",
+    config,
+    secretKeys,
+    preview,
+    freshUnder: join(EXAMPLES, program),
+  });
+  return { resources, config, secretKeys, exports: require(join(EXAMPLES, program, "index.ts")) };
+}
+
+describe("engine: examples/basic with configuration as the CLI stores it", function () {
+  this.timeout(60_000);
+  const SERVICE = "6a0f8e21-3b4c-4d5e-8f90-a1b2c3d4e5f6";
+  let run: Run;
+
+  before(async () => {
+    run = await startRun([{ id: SERVICE, name: "analytics", state: "stopped" }]);
+  });
+  after(() => stopRun(run));
+
+  const fill = (text: string) =>
+    text
+      .replace(/https?:\/\/(127\.0\.0\.1:8787|api\.example\.com)/g, run.emulator.url)
+      .replace(/<key id[^>]*>/g, run.emulator.keyId)
+      .replace(/<key secret>/g, run.emulator.keySecret)
+      .replace(/<organization id>/g, ORG)
+      .replace(/^(.*organizationId.*)<uuid>/gm, `$1${ORG}`)
+      .replace(/<uuid>/g, SERVICE)
+      .replace(/<id>/g, "rpe-0001");
+
+  async function upAndDestroy(cli: CliConfig, expectEndpoint: boolean): Promise<void> {
+    const { resources, config, secretKeys } = await capture("basic", "dbcloud-example", cli);
+    const stack = new EngineStack(run.host, { config, secretKeys });
+    const result = await stack.up(resources);
+    assert.ok(result.ok, JSON.stringify(result.steps));
+    const names = stack
+      .state()
+      .map((entry) => entry.name)
+      .sort();
+    assert.deepEqual(names, expectEndpoint ? ["analytics", "pipes-endpoint"] : ["analytics"]);
+    assert.equal(stack.state().find((e) => e.name === "analytics")!.outputs.observedState, "running");
+    assert.equal(run.emulator.service(SERVICE)?.state, "running");
+    // Destroy deletes the endpoint it adopted; put it back for the next scenario.
+    assert.ok((await stack.destroy()).ok);
+    if (expectEndpoint) run.emulator.addEndpoint(SERVICE, "rpe-0001");
+    run.emulator.setState(SERVICE, "stopped");
+  }
+
+  it("the README's CLI setup: services[0] set with --path as JSON text (stored as a string)", async () => {
+    const section = readmeSection("## With the Pulumi CLI");
+    const cli = cliConfigFrom(section.slice(0, section.indexOf("field by field")), "dbcloud-example", fill);
+    assert.deepEqual(cli.values.get("dbcloud-example:services"), [
+      JSON.stringify({ name: "analytics", serviceId: SERVICE, state: "running" }),
+    ]);
+    assert.deepEqual([...cli.secretKeys], ["dbcloud:apiKeySecret"]);
+    await upAndDestroy(cli, false);
+  });
+
+  it("the README's per-field form: --path 'services[0].name' and so on", async () => {
+    const section = readmeSection("## With the Pulumi CLI");
+    const perField = section.slice(section.indexOf("field by field"));
+    const base = cliConfigFrom(section.slice(0, section.indexOf("field by field")), "dbcloud-example", fill);
+    base.values.delete("dbcloud-example:services");
+    for (const args of configSetCommands(fill(perField))) configSet(base, args, "dbcloud-example");
+    assert.deepEqual(base.values.get("dbcloud-example:services"), [
+      { name: "analytics", serviceId: SERVICE, state: "running", timeoutSeconds: 1800 },
+    ]);
+    await upAndDestroy(base, false);
+  });
+
+  it("the commands at the top of examples/basic/index.ts, the endpoint as JSON text included", async () => {
+    const cli = cliConfigFrom(read("examples/basic/index.ts").split("*/")[0], "dbcloud-example", fill);
+    assert.equal(typeof cli.values.get("dbcloud-example:reversePrivateEndpoint"), "string");
+    await upAndDestroy(cli, true);
+  });
+
+  it("a malformed JSON entry is reported with its config key", async () => {
+    const cli = emptyCliConfig();
+    configSet(cli, ["dbcloud:organizationId", ORG], "dbcloud-example");
+    configSet(cli, ["--path", "services[0]", "{name: analytics}"], "dbcloud-example");
+    await assert.rejects(
+      capture("basic", "dbcloud-example", cli),
+      /dbcloud-example:services\[0\] must be an object or the JSON text of one/,
+    );
+  });
+});
+
+describe("engine: examples/pipelines, its stack config and the scheduled flip", function () {
+  this.timeout(60_000);
+  const PROJECT = "dbcloud-pipelines";
+  let run: Run;
+  let services: { name: string; serviceId: string }[];
+  let stackFile: CliConfig;
+
+  before(async () => {
+    const file = yaml.load(read("examples/pipelines/Pulumi.dev.yaml")) as { config: Record<string, unknown> };
+    stackFile = emptyCliConfig();
+    for (const [key, value] of Object.entries(file.config)) stackFile.values.set(key, value);
+    services = file.config[`${PROJECT}:services`] as typeof services;
+    assert.equal(file.config["dbcloud:organizationId"], ORG);
+    run = await startRun(services.map((s) => ({ id: s.serviceId, name: s.name, state: "stopped" })));
+  });
+  after(() => stopRun(run));
+
+  /** The environment the pipelines give the program: credentials as DBCLOUD_* variables. */
+  function withPipelineEnv<T>(body: () => Promise<T>): Promise<T> {
+    const env = {
+      DBCLOUD_API_URL: run.emulator.url,
+      DBCLOUD_API_KEY_ID: run.emulator.keyId,
+      DBCLOUD_API_KEY_SECRET: run.emulator.keySecret,
+    };
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, env);
+    return body().finally(() => {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    });
+  }
+
+  /** The flip line of a pipeline file, with its variable set as the schedule sets it. */
+  function flipArgs(file: string, runState: string): string[] {
+    const commands = configSetCommands(read(file).replace(/"\$RUN_STATE"/g, runState));
+    assert.equal(commands.length, 1, `${file} flips one configuration value`);
+    return commands[0];
+  }
+
+  it("the main branch's up starts every service; each schedule's flip stops, then starts them", async () => {
+    // The provider host reads credentials from its environment, as in the pipeline.
+    await run.host.stop();
+    run.host = await startProviderHost({
+      cwd: ROOT,
+      project: PROJECT,
+      env: {
+        DBCLOUD_TIME_SCALE: "0.02",
+        DBCLOUD_RATE_LIMIT: "100/1s",
+        DBCLOUD_API_URL: run.emulator.url,
+        DBCLOUD_API_KEY_ID: run.emulator.keyId,
+        DBCLOUD_API_KEY_SECRET: run.emulator.keySecret,
+      },
+    });
+    const states = () => services.map((s) => run.emulator.service(s.serviceId)?.state);
+    let stack: EngineStack | undefined;
+    const deploy = async (cli: CliConfig) => {
+      const captured = await withPipelineEnv(() => capture("pipelines", PROJECT, cli));
+      stack ??= new EngineStack(run.host, { config: captured.config });
+      const result = await stack.up(captured.resources);
+      assert.ok(result.ok, JSON.stringify(result.steps));
+      return captured.resources;
+    };
+
+    const resources: CapturedResource[] = await deploy(stackFile);
+    assert.equal(resources.length, services.length);
+    assert.deepEqual(states(), ["running", "running"]);
+
+    for (const file of [
+      "examples/pipelines/github/dev-schedule.yml",
+      "examples/pipelines/gitlab/.gitlab-ci.yml",
+    ]) {
+      for (const runState of ["stopped", "running"]) {
+        const flipped: CliConfig = { values: new Map(stackFile.values), secretKeys: new Set() };
+        configSet(flipped, flipArgs(file, runState), PROJECT);
+        const before = run.emulator.requests.length;
+        await deploy(flipped);
+        assert.deepEqual(states(), [runState, runState], `${file}: ${runState}`);
+        const commands = run.emulator.requests.slice(before).filter((r) => r.method === "PATCH");
+        assert.equal(commands.length, services.length, "one command per service");
+      }
+    }
+  });
+});
+
+describe("engine: examples/ephemeral, onDestroy stop and getServiceOutput", function () {
+  this.timeout(60_000);
+  const PROJECT = "dbcloud-ephemeral";
+  const SERVICE = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b61";
+  let run: Run;
+  let cli: CliConfig;
+
+  before(async () => {
+    run = await startRun([{ id: SERVICE, name: "preview-42", state: "stopped" }]);
+    // The commands at the top of the example, placeholders filled in.
+    cli = cliConfigFrom(read("examples/ephemeral/index.ts").split("*/")[0], PROJECT, (text) =>
+      text.replace(/^(.*organizationId.*)<uuid>/gm, `$1${ORG}`).replace(/<uuid>/g, SERVICE),
+    );
+    configSet(cli, ["dbcloud:apiUrl", run.emulator.url], PROJECT);
+    configSet(cli, ["dbcloud:apiKeyId", run.emulator.keyId], PROJECT);
+    configSet(cli, ["--secret", "dbcloud:apiKeySecret", run.emulator.keySecret], PROJECT);
+  });
+  after(() => stopRun(run));
+
+  it("preview reads the service's endpoints; up starts it; a failed stop on destroy keeps it; destroy again stops it with one command", async () => {
+    const previewed = await capture("ephemeral", PROJECT, cli, true);
+    const endpoints = await new Promise<string[]>((resolve) => previewed.exports.endpoints.apply(resolve));
+    assert.deepEqual(
+      endpoints,
+      (run.emulator.service(SERVICE)!.endpoints as { protocol: string; host: string; port: number }[]).map(
+        (e) => `${e.protocol}://${e.host}:${e.port}`,
+      ),
+    );
+    assert.equal(await new Promise((resolve) => previewed.exports.serviceName.apply(resolve)), "preview-42");
+
+    const { resources, config, secretKeys } = await capture("ephemeral", PROJECT, cli);
+    assert.equal(resources[0].inputs.onDestroy, "stop");
+    assert.equal(resources[0].inputs.deleteTimeoutSeconds, 900, "customTimeouts.delete: 15m");
+    const stack = new EngineStack(run.host, { config, secretKeys });
+    assert.ok((await stack.up(resources)).ok);
+    assert.equal(run.emulator.service(SERVICE)?.state, "running");
+
+    run.emulator.injectFault({ route: "changeState", status: 400, times: 1 });
+    const failed = await stack.destroy();
+    assert.equal(failed.ok, false);
+    assert.match(failed.steps[0].error!, /400.*the resource stays in the stack/s);
+    assert.equal(stack.state().length, 1, "the resource is still in the stack");
+    assert.equal(run.emulator.service(SERVICE)?.state, "running");
+
+    const before = run.emulator.requests.length;
+    const destroyed = await stack.destroy();
+    assert.ok(destroyed.ok, JSON.stringify(destroyed.steps));
+    assert.equal(stack.state().length, 0);
+    assert.equal(run.emulator.service(SERVICE)?.state, "stopped");
+    assert.deepEqual(
+      run.emulator.requests
+        .slice(before)
+        .filter((r) => r.method === "PATCH")
+        .map((r) => `${r.command} ${r.status}`),
+      ["stop 200"],
+    );
+    assert.ok(run.host.stdout.some((line) => /"preview-42".*: stopped on destroy/.test(line)));
+    const everything = [JSON.stringify(resources), ...run.host.stdout, ...run.host.stderr].join("\n");
+    assert.ok(!everything.includes(run.emulator.keySecret), "the key secret is captured nowhere");
+  });
+});

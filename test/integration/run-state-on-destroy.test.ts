@@ -1,0 +1,220 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import * as provider from "../../src/provider";
+import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
+
+/*
+ * ServiceRunState's onDestroy ("leave" | "stop") through the provider functions, against the
+ * emulator over real HTTP, with the provider's waits scaled down.
+ */
+
+type Props = Record<string, unknown>;
+
+describe("ServiceRunState onDestroy against the emulator", function () {
+  this.timeout(30_000);
+  let fixture: ProviderFixture;
+  let stdout: string[];
+  let stderr: string[];
+  const original = { log: console.log, error: console.error };
+
+  beforeEach(async () => {
+    fixture = await startProviderFixture({ transitions: { starting: 150, stopping: 300 } });
+    stdout = [];
+    stderr = [];
+    console.log = (line: string) => stdout.push(String(line));
+    console.error = (line: string) => stderr.push(String(line));
+  });
+
+  afterEach(async () => {
+    console.log = original.log;
+    console.error = original.error;
+    await fixture.close();
+  });
+
+  function seed(state: string): string {
+    const id = randomUUID();
+    fixture.emulator.addService({ organizationId: fixture.organizationId, id, name: "preview", state });
+    return id;
+  }
+
+  async function checked(news: Props): Promise<Props> {
+    const { inputs, failures } = await provider.serviceRunStateCheck({}, { __provider: "text", ...news });
+    assert.deepEqual(failures, []);
+    return inputs;
+  }
+
+  async function created(news: Props): Promise<Props> {
+    const { outs } = await provider.serviceRunStateCreate(await checked(news));
+    fixture.emulator.clearRequests();
+    return outs as unknown as Props;
+  }
+
+  const calls = (id: string) =>
+    fixture.emulator.requests
+      .filter((r) => r.serviceId === id)
+      .map((r) => (r.method === "PATCH" ? `PATCH ${r.command} ${r.status}` : `${r.method} ${r.status}`));
+
+  describe("check", () => {
+    it('defaults to "leave" and accepts "stop" and a delete timeout', async () => {
+      assert.equal((await checked({ serviceId: randomUUID(), state: "running" })).onDestroy, "leave");
+      const inputs = await checked({
+        serviceId: randomUUID(),
+        state: "running",
+        onDestroy: "stop",
+        deleteTimeoutSeconds: 300,
+      });
+      assert.equal(inputs.onDestroy, "stop");
+      assert.equal(inputs.deleteTimeoutSeconds, 300);
+    });
+
+    it("rejects anything else, naming the property, before any request", async () => {
+      for (const onDestroy of ["Stop", "delete", "", 1, true]) {
+        const { failures } = await provider.serviceRunStateCheck(
+          {},
+          { serviceId: randomUUID(), state: "running", onDestroy },
+        );
+        assert.deepEqual(
+          failures.map((f) => f.property),
+          ["onDestroy"],
+          String(onDestroy),
+        );
+        assert.match(failures[0].reason, /onDestroy must be "leave" or "stop"/);
+      }
+      const { failures } = await provider.serviceRunStateCheck(
+        {},
+        { serviceId: randomUUID(), state: "running", deleteTimeoutSeconds: 0 },
+      );
+      assert.deepEqual(
+        failures.map((f) => f.property),
+        ["deleteTimeoutSeconds"],
+      );
+      assert.equal(fixture.emulator.requests.length, 0);
+    });
+  });
+
+  describe("diff and update", () => {
+    it("changing onDestroy (or the delete timeout) is an update that makes no API call", async () => {
+      const id = seed("running");
+      const outs = await created({ serviceId: id, state: "running" });
+      assert.equal(outs.onDestroy, "leave");
+      assert.equal("deleteTimeoutSeconds" in outs, false, "absent, never undefined");
+      for (const change of [{ onDestroy: "stop" }, { deleteTimeoutSeconds: 60 }]) {
+        const news = await checked({ serviceId: id, state: "running", ...change });
+        const diff = await provider.serviceRunStateDiff(id, outs, news);
+        assert.equal(diff.changes, true, JSON.stringify(change));
+        assert.deepEqual(diff.replaces, []);
+        const { outs: updated } = await provider.serviceRunStateUpdate(id, outs, news);
+        assert.equal(updated.onDestroy, change.onDestroy ?? "leave");
+        assert.equal(updated.deleteTimeoutSeconds, change.deleteTimeoutSeconds);
+      }
+      assert.equal(fixture.emulator.requests.length, 0);
+    });
+
+    it('state written before onDestroy existed counts as "leave": no diff', async () => {
+      const id = seed("running");
+      const { onDestroy: _dropped, ...oldOuts } = await created({ serviceId: id, state: "running" });
+      void _dropped;
+      const news = await checked({ serviceId: id, state: "running" });
+      assert.equal((await provider.serviceRunStateDiff(id, oldOuts, news)).changes, false);
+      const stop = await checked({ serviceId: id, state: "running", onDestroy: "stop" });
+      assert.equal((await provider.serviceRunStateDiff(id, oldOuts, stop)).changes, true);
+    });
+  });
+
+  describe("delete", () => {
+    it('"leave" makes no API call', async () => {
+      const id = seed("running");
+      await provider.serviceRunStateDelete(id, await created({ serviceId: id, state: "running" }));
+      assert.deepEqual(calls(id), []);
+      assert.equal(fixture.emulator.service(id)?.state, "running");
+    });
+
+    it('"stop" stops the service with one command and waits until it is stopped', async () => {
+      const id = seed("stopped");
+      const outs = await created({ serviceId: id, state: "running", onDestroy: "stop" });
+      await provider.serviceRunStateDelete(id, outs);
+      assert.equal(fixture.emulator.service(id)?.state, "stopped");
+      const log = calls(id);
+      assert.equal(log[0], "GET 200");
+      assert.deepEqual(
+        log.filter((c) => c.startsWith("PATCH")),
+        ["PATCH stop 200"],
+      );
+      assert.equal(log.at(-1), "GET 200", "it waited for the stop to finish");
+      assert.ok(
+        stdout.some((l) => /"preview".*: stopped on destroy/.test(l)),
+        stdout.join("\n"),
+      );
+    });
+
+    it('"stop" on a service already stopped sends no command', async () => {
+      const id = seed("stopped");
+      await provider.serviceRunStateDelete(
+        id,
+        await created({ serviceId: id, state: "stopped", onDestroy: "stop" }),
+      );
+      assert.deepEqual(calls(id), ["GET 200"]);
+      assert.ok(stdout.some((l) => /already stopped on destroy/.test(l)));
+    });
+
+    it('a value in state that is not exactly "stop" never stops the service', async () => {
+      const id = seed("running");
+      const outs = await created({ serviceId: id, state: "running" });
+      for (const onDestroy of ["STOP", "stop ", ["stop"], { stop: true }, 1, null, undefined]) {
+        await provider.serviceRunStateDelete(id, { ...outs, onDestroy });
+      }
+      assert.deepEqual(calls(id), []);
+      assert.equal(fixture.emulator.service(id)?.state, "running");
+      assert.ok(stderr.some((l) => /onDestroy "STOP" in the state is neither "leave" nor "stop"/.test(l)));
+    });
+
+    it("the stop is bounded by deleteTimeoutSeconds, else timeoutSeconds; a timeout throws (the resource stays)", async () => {
+      fixture.emulator.setTransitions({ stopping: 60_000 });
+      const id = seed("running");
+      const outs = await created({
+        serviceId: id,
+        state: "running",
+        onDestroy: "stop",
+        timeoutSeconds: 600,
+        deleteTimeoutSeconds: 0.4,
+      });
+      const started = Date.now();
+      await assert.rejects(
+        provider.serviceRunStateDelete(id, outs),
+        /Timed out .* to be stopped after sending stop: it is stopping.*the resource stays in the stack; run `pulumi destroy` again/s,
+      );
+      assert.ok(Date.now() - started < 5_000, "bounded by deleteTimeoutSeconds, not timeoutSeconds");
+
+      const withoutDeleteTimeout: Props = { ...outs, timeoutSeconds: 0.4 };
+      delete withoutDeleteTimeout.deleteTimeoutSeconds;
+      await assert.rejects(provider.serviceRunStateDelete(id, withoutDeleteTimeout), /Timed out/);
+      const edited = { ...outs, deleteTimeoutSeconds: -3, timeoutSeconds: 0.4 };
+      await assert.rejects(provider.serviceRunStateDelete(id, edited), /Timed out after 0\.\ds/);
+    });
+
+    it("a refused stop throws with the server's message; the next destroy finishes the job", async () => {
+      const id = seed("running");
+      const outs = await created({ serviceId: id, state: "running", onDestroy: "stop" });
+      fixture.emulator.injectFault({ route: "changeState", status: 403, times: 1 });
+      await assert.rejects(provider.serviceRunStateDelete(id, outs), /403.*the resource stays in the stack/s);
+      assert.equal(fixture.emulator.service(id)?.state, "running");
+      await provider.serviceRunStateDelete(id, outs);
+      assert.equal(fixture.emulator.service(id)?.state, "stopped");
+    });
+
+    it("a service that no longer exists, or is terminated, has nothing to stop: done", async () => {
+      const gone = seed("running");
+      const goneOuts = await created({ serviceId: gone, state: "running", onDestroy: "stop" });
+      fixture.emulator.removeService(gone);
+      await provider.serviceRunStateDelete(gone, goneOuts);
+      assert.ok(stdout.some((l) => /no longer exists; nothing to stop/.test(l)));
+
+      const terminated = seed("running");
+      const outs = await created({ serviceId: terminated, state: "running", onDestroy: "stop" });
+      fixture.emulator.setState(terminated, "terminated");
+      await provider.serviceRunStateDelete(terminated, outs);
+      assert.deepEqual(calls(terminated), ["GET 200"]);
+      assert.ok(stderr.some((l) => /is terminated: nothing to stop/.test(l)));
+    });
+  });
+});
