@@ -4,7 +4,13 @@
 import { randomUUID } from "node:crypto";
 import { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { changeState, deleteEndpoint, getService, type OperationOutcome } from "./api-operations";
+import {
+  changeState,
+  deleteEndpoint,
+  getService,
+  parseCommandBody,
+  type OperationOutcome,
+} from "./api-operations";
 import { matchApiPath, type PathMatch } from "./api-routes";
 import { authenticate, type KeyPair } from "./auth";
 import { describeFault, type FaultRegistry } from "./fault-registry";
@@ -28,9 +34,9 @@ export interface ApiContext {
 }
 
 /** Bodies of the malformed-answer faults: one that does not parse, one that parses but does not fit. */
-const MALFORMED_BODIES: Record<NonNullable<Fault["malformed"]>, () => string> = {
+const MALFORMED_BODIES: Record<NonNullable<Fault["malformed"]>, (requestId: string) => string> = {
   "not-json": () => '{"status":200,"result":',
-  "wrong-shape": () => JSON.stringify({ requestId: randomUUID(), result: { id: 7, state: 42 } }),
+  "wrong-shape": (requestId) => JSON.stringify({ requestId, result: { id: 7, state: 42 } }),
 };
 
 export async function handleApiRequest(
@@ -73,6 +79,12 @@ export async function handleApiRequest(
     if (!(error instanceof BodyTooLargeError)) throw error;
     // The rest of the body is still on the wire: this connection cannot be reused.
     return answer(413, { error: `Payload Too Large: ${error.message}` }, { Connection: "close" });
+  }
+
+  // The command is logged even when the request is refused before it reaches the state machine.
+  if (entry.route === "changeState") {
+    const parsed = parseCommandBody(body);
+    if (parsed.command !== undefined) entry.command = parsed.command;
   }
 
   const keyId = authenticate(req.headers.authorization, context.keys);
@@ -132,12 +144,12 @@ export async function handleApiRequest(
   if (fault?.malformed !== undefined) {
     return respond(context, req, res, entry, fault, {
       status: 200,
-      text: MALFORMED_BODIES[fault.malformed](),
+      text: MALFORMED_BODIES[fault.malformed],
       headers: extraHeaders,
     });
   }
   if (fault?.noContent && outcome.status === 200) {
-    return respond(context, req, res, entry, fault, { status: 204, text: "", headers: extraHeaders });
+    return respond(context, req, res, entry, fault, { status: 204, text: () => "", headers: extraHeaders });
   }
   if (outcome.error !== undefined) return answer(outcome.status, { error: outcome.error });
   return answer(outcome.status, outcome.result === undefined ? {} : { result: outcome.result });
@@ -145,7 +157,7 @@ export async function handleApiRequest(
 
 type Answer =
   | { status: number; fields: Record<string, unknown>; headers: OutgoingHttpHeaders }
-  | { status: number; text: string; headers: OutgoingHttpHeaders };
+  | { status: number; text: (requestId: string) => string; headers: OutgoingHttpHeaders };
 
 /**
  * Writes an answer and logs it: an envelope built from `fields` with a fresh request id (in the
@@ -173,7 +185,7 @@ async function respond(
   if (echo !== undefined && fault?.echoSecret === "header") headers["X-Echo-Authorization"] = echo;
   let text: string;
   if ("text" in reply) {
-    text = reply.text;
+    text = reply.text(requestId);
   } else if (echo !== undefined && fault?.echoSecret === "non-json-body" && status !== 200) {
     text = shortEchoBody(echo);
     headers["Content-Type"] = "text/plain; charset=utf-8";
