@@ -52,7 +52,7 @@ describe("fault suite: ServiceRunState", function () {
     await fc.assert(property(slowFault, ["time", "outcome"]), settings(25));
   });
 
-  // fails until the issue-10 client fixes land: a JSON-escaped secret in a non-JSON error body reaches the error message unredacted
+  // fails until the issue-10 client fixes land: a Service `name` echoing the secret is copied into the outputs unredacted
   it.skip("under every fault kind: the secret appears in no error, output or log line", async () => {
     await fc.assert(property(hostileFault, ["secret"]), settings(25));
   });
