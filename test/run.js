@@ -7,7 +7,9 @@ const path = require("node:path");
 const fs = require("node:fs");
 const Mocha = require("mocha");
 
-const suites = process.argv.slice(2).length ? process.argv.slice(2) : ["unit", "integration", "engine"];
+const suites = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : ["unit", "integration", "engine", "fault"];
 const mocha = new Mocha({ timeout: 60000, reporter: "spec" });
 
 function addDir(dir) {
@@ -20,7 +22,7 @@ function addDir(dir) {
     else if (entry.name.endsWith(".test.ts")) mocha.addFile(full);
   }
 }
-// Arguments are suites (unit, integration, engine) or single test files.
+// Arguments are suites (unit, integration, engine, fault) or single test files.
 for (const suite of suites) {
   if (suite.endsWith(".ts")) mocha.addFile(path.resolve(suite));
   else addDir(path.join(__dirname, suite));
@@ -31,6 +33,14 @@ let failed = 0;
 const runner = mocha.run((failures) => {
   // A hook failure is counted by mocha as a failure without a test; make sure it shows.
   failed = Math.max(failed, failures);
+  // The fault suite's counts (test/fault/harness.ts), when it ran: one line, read by people.
+  const fault = globalThis.__faultSuiteTotals;
+  if (fault && fault.runs > 0) {
+    process.stdout.write(
+      `\nfault suite: ${fault.runs} runs, ${fault.faults} faults injected, ${fault.retries} retries, ` +
+        `lost ${fault.lost}, leaks ${fault.leaks}\n`,
+    );
+  }
   process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
   process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
 });

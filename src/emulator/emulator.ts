@@ -77,6 +77,9 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
     hasEndpoint(serviceId: string, endpointId: string): boolean {
       return store.get(serviceId)?.endpointIds.has(endpointId) ?? false;
     },
+    removeEndpoint(serviceId: string, endpointId: string): void {
+      requireService(serviceId).endpointIds.delete(endpointId);
+    },
     injectFault(fault: Fault): void {
       faults.add(parseFault(fault));
     },

@@ -6,11 +6,14 @@ export { DEFAULT_TRANSITIONS } from "./defaults";
 export { EmulatorInputError } from "./input/errors";
 export type {
   ApiRoute,
+  EchoForm,
+  EchoPlace,
   Emulator,
   EmulatorOptions,
   Fault,
   FaultRoute,
   RateLimit,
+  RateLimitHeaderForm,
   RequestLogEntry,
   ScheduledState,
   SeedService,

@@ -62,6 +62,29 @@ export interface ScheduledState {
   afterMs: number;
 }
 
+/**
+ * Where a 429's wait goes: both headers in delta seconds (the default), `Retry-After` alone in
+ * seconds or as an HTTP date, `X-RateLimit-Reset` alone as delta seconds, epoch seconds or epoch
+ * milliseconds, or no wait header at all.
+ */
+export type RateLimitHeaderForm =
+  | "both"
+  | "retry-after-seconds"
+  | "retry-after-date"
+  | "reset-delta"
+  | "reset-epoch-seconds"
+  | "reset-epoch-ms"
+  | "none";
+
+/**
+ * Where an echo fault puts the caller's credentials: a response header (X-Echo-Authorization), the
+ * request id (body and X-Request-Id), a short non-JSON error body, a JSON error message longer
+ * than 10 kB (the value after the first 10 kB, several times), or a Service field (`name`).
+ */
+export type EchoPlace = "header" | "requestId" | "non-json-body" | "long-body" | "service-field";
+/** The key secret as is, the whole Authorization header, its base64 token, JSON-escaped, URL-encoded. */
+export type EchoForm = "raw" | "authorization" | "base64" | "json-escaped" | "url-encoded";
+
 export type FaultRoute = "getService" | "changeState" | "deleteEndpoint" | "any";
 
 export interface Fault {
@@ -83,6 +106,27 @@ export interface Fault {
   malformed?: "not-json" | "wrong-shape";
   /** State change only: answer 200 with the current service without applying the command. */
   ignoreCommand?: boolean;
+  /** With a status: the `error` text of the answer (e.g. "Invalid API key id", "Endpoint not found"). */
+  message?: string;
+  /** With status 429: which wait headers carry `retryAfterSeconds`; default both in delta seconds. */
+  rateLimitHeaders?: RateLimitHeaderForm;
+  /**
+   * Never send headers: hold the socket until the client gives up or the emulator closes.
+   * `true` or "before": the operation is not applied; "after": it is, and the answer never comes.
+   */
+  stall?: boolean | "before" | "after";
+  /** Send the answer's body in chunks of `trickleBytes` (default 1), one per this many ms. */
+  trickleMs?: number;
+  trickleBytes?: number;
+  /** Pad the answer (the 200 or the error envelope, still valid JSON) to this many bytes, streamed. */
+  oversizeBytes?: number;
+  /** Endpoint deletion only: delete it, then answer 204 with no body. */
+  noContent?: boolean;
+  /** Send the caller's credentials back, in `echoForm` (default "raw", the key secret as is). */
+  echoSecret?: EchoPlace;
+  echoForm?: EchoForm;
+  /** State change only: the command is applied, then the service goes back to its previous state after this long (someone else flipping it). */
+  flipBackAfterMs?: number;
   /** How many matching requests the fault applies to; default 1; Infinity allowed. */
   times?: number;
   /** Apply to this fraction of matching requests, `times` still being the cap. */
@@ -102,7 +146,12 @@ export interface RequestLogEntry {
   serviceId?: string;
   endpointId?: string;
   command?: string;
-  status: number | "dropped";
+  /** "stalled": held without an answer until the client or the emulator closed the connection. */
+  status: number | "dropped" | "stalled";
+  /** The request id the answer carried, if it carried one. */
+  requestId?: string;
+  /** The state of the Service a 200 answer showed the client (GET shows it through the visibility lag). */
+  stateShown?: string;
   /** True state of the service before and after the request, when the service was found. */
   stateBefore?: string;
   stateAfter?: string;
@@ -131,6 +180,8 @@ export interface Emulator {
   setState(serviceId: string, state: string, then?: ScheduledState): void;
   addEndpoint(serviceId: string, endpointId: string): void;
   hasEndpoint(serviceId: string, endpointId: string): boolean;
+  /** Out-of-band deletion of an endpoint (someone else deleted it). */
+  removeEndpoint(serviceId: string, endpointId: string): void;
   injectFault(fault: Fault): void;
   clearFaults(): void;
   setRateLimit(limit: RateLimit | false): void;

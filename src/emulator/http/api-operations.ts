@@ -73,7 +73,7 @@ export function changeState(
   store: ServiceStore,
   params: PathParams,
   body: Buffer,
-  options: { ignoreCommand: boolean },
+  options: { ignoreCommand: boolean; flipBackAfterMs?: number },
 ): OperationOutcome {
   const invalid = invalidIds(params);
   if (invalid !== undefined) return invalid;
@@ -94,6 +94,9 @@ export function changeState(
     };
   }
   const { decision, stateBefore, stateAfter } = store.applyCommand(stored, parsed.command);
+  if (decision.kind === "transition" && options.flipBackAfterMs !== undefined) {
+    store.scheduleReturn(stored, stateBefore, options.flipBackAfterMs);
+  }
   const outcome = { command: parsed.command, stateBefore, stateAfter };
   if (decision.kind === "conflict") return { ...outcome, status: 409, error: decision.message };
   if (decision.kind === "invalid") return { ...outcome, status: 400, error: decision.message };

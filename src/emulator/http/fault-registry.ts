@@ -41,7 +41,8 @@ function matches(fault: Fault, route: ApiRoute, method: string): boolean {
   if (fault.route !== undefined && fault.route !== "any" && fault.route !== route) return false;
   if (fault.method !== undefined && fault.method !== method.toUpperCase()) return false;
   // A lost command only makes sense for a state change, whatever route the fault names.
-  if (fault.ignoreCommand && route !== "changeState") return false;
+  if ((fault.ignoreCommand || fault.flipBackAfterMs !== undefined) && route !== "changeState") return false;
+  if (fault.noContent && route !== "deleteEndpoint") return false;
   return true;
 }
 
@@ -54,5 +55,14 @@ export function describeFault(fault: Fault): string {
   if (fault.malformed !== undefined) parts.push(`malformed ${fault.malformed}`);
   if (fault.ignoreCommand) parts.push("ignoreCommand");
   if (fault.headers !== undefined) parts.push(`headers ${Object.keys(fault.headers).join(",")}`);
+  if (fault.message !== undefined) parts.push(`message ${JSON.stringify(fault.message)}`);
+  if (fault.rateLimitHeaders !== undefined) parts.push(`rateLimitHeaders ${fault.rateLimitHeaders}`);
+  if (fault.stall !== undefined && fault.stall !== false)
+    parts.push(`stall ${fault.stall === "after" ? "after" : "before"}`);
+  if (fault.trickleMs !== undefined) parts.push(`trickle ${fault.trickleBytes ?? 1}B/${fault.trickleMs}ms`);
+  if (fault.oversizeBytes !== undefined) parts.push(`oversize ${fault.oversizeBytes}B`);
+  if (fault.noContent) parts.push("noContent");
+  if (fault.echoSecret !== undefined) parts.push(`echo ${fault.echoForm ?? "raw"} in ${fault.echoSecret}`);
+  if (fault.flipBackAfterMs !== undefined) parts.push(`flipBack ${fault.flipBackAfterMs}ms`);
   return parts.join(", ");
 }

@@ -2,7 +2,8 @@
 // each other (drop and answer a status), is a mistake in the test that sets it: refuse it loudly.
 import { formatValue, IssueList, isPlainObject } from "./errors";
 import { readMilliseconds, reportUnknownKeys } from "./values";
-import type { Fault, FaultRoute } from "../types";
+import { checkFaultCombinations } from "./fault-rules";
+import type { EchoForm, EchoPlace, Fault, FaultRoute, RateLimitHeaderForm } from "../types";
 
 const FAULT_KEYS = new Set([
   "route",
@@ -16,15 +17,42 @@ const FAULT_KEYS = new Set([
   "ignoreCommand",
   "times",
   "probability",
+  "message",
+  "rateLimitHeaders",
+  "stall",
+  "trickleMs",
+  "trickleBytes",
+  "oversizeBytes",
+  "noContent",
+  "echoSecret",
+  "echoForm",
+  "flipBackAfterMs",
 ]);
+const RATE_LIMIT_HEADER_FORMS: readonly RateLimitHeaderForm[] = [
+  "both",
+  "retry-after-seconds",
+  "retry-after-date",
+  "reset-delta",
+  "reset-epoch-seconds",
+  "reset-epoch-ms",
+  "none",
+];
+const ECHO_PLACES: readonly EchoPlace[] = [
+  "header",
+  "requestId",
+  "non-json-body",
+  "long-body",
+  "service-field",
+];
+const ECHO_FORMS: readonly EchoForm[] = ["raw", "authorization", "base64", "json-escaped", "url-encoded"];
+/** Padding beyond this is a mistake in the test (the emulator streams it, but the client may not). */
+export const MAX_OVERSIZE_BYTES = 1024 ** 3;
 const FAULT_ROUTES: ReadonlySet<string> = new Set<FaultRoute>([
   "getService",
   "changeState",
   "deleteEndpoint",
   "any",
 ]);
-/** The outcomes that decide what the answer is; delayMs and headers combine with any of them. */
-const EXCLUSIVE_OUTCOMES = ["status", "drop", "malformed", "ignoreCommand"] as const;
 
 function readTimes(value: unknown, issues: IssueList): number | undefined {
   // JSON has no Infinity: the control surface accepts the string "Infinity" for it.
@@ -59,6 +87,56 @@ function readOneOf<T extends string>(
     `must be one of ${allowed.map((choice) => `"${choice}"`).join(", ")}, got ${formatValue(value)}`,
   );
   return undefined;
+}
+
+function readBoolean(value: unknown, path: string, issues: IssueList): boolean | undefined {
+  if (typeof value === "boolean") return value;
+  issues.add(path, `must be a boolean, got ${formatValue(value)}`);
+  return undefined;
+}
+
+function readInteger(value: unknown, min: number, max: number, path: string, issues: IssueList) {
+  if (typeof value === "number" && Number.isInteger(value) && value >= min && value <= max) return value;
+  issues.add(path, `must be an integer from ${min} to ${max}, got ${formatValue(value)}`);
+  return undefined;
+}
+
+/** The fields added for the fault suite: stalls, slow and huge bodies, wait headers, echoes, flips. */
+function readShapingFields(input: Record<string, unknown>, fault: Fault, issues: IssueList): void {
+  if (input.message !== undefined) {
+    if (typeof input.message === "string" && input.message.length > 0) fault.message = input.message;
+    else issues.add("fault.message", `must be a non-empty string, got ${formatValue(input.message)}`);
+  }
+  if (input.rateLimitHeaders !== undefined) {
+    const path = "fault.rateLimitHeaders";
+    fault.rateLimitHeaders = readOneOf(input.rateLimitHeaders, RATE_LIMIT_HEADER_FORMS, path, issues);
+  }
+  if (input.stall !== undefined) {
+    const stall = input.stall;
+    if (typeof stall === "boolean" || stall === "before" || stall === "after") fault.stall = stall;
+    else issues.add("fault.stall", `must be true, false, "before" or "after", got ${formatValue(stall)}`);
+  }
+  if (input.trickleMs !== undefined) {
+    fault.trickleMs = readMilliseconds(input.trickleMs, "fault.trickleMs", issues);
+  }
+  if (input.trickleBytes !== undefined) {
+    fault.trickleBytes = readInteger(input.trickleBytes, 1, 1024 * 1024, "fault.trickleBytes", issues);
+  }
+  if (input.oversizeBytes !== undefined) {
+    const path = "fault.oversizeBytes";
+    fault.oversizeBytes = readInteger(input.oversizeBytes, 1024, MAX_OVERSIZE_BYTES, path, issues);
+  }
+  if (input.noContent !== undefined)
+    fault.noContent = readBoolean(input.noContent, "fault.noContent", issues);
+  if (input.echoSecret !== undefined) {
+    fault.echoSecret = readOneOf(input.echoSecret, ECHO_PLACES, "fault.echoSecret", issues);
+  }
+  if (input.echoForm !== undefined) {
+    fault.echoForm = readOneOf(input.echoForm, ECHO_FORMS, "fault.echoForm", issues);
+  }
+  if (input.flipBackAfterMs !== undefined) {
+    fault.flipBackAfterMs = readMilliseconds(input.flipBackAfterMs, "fault.flipBackAfterMs", issues);
+  }
 }
 
 /** Validates a fault; throws EmulatorInputError listing every problem. */
@@ -115,19 +193,8 @@ export function parseFault(value: unknown): Fault {
     else issues.add("fault.probability", `must be a number from 0 to 1, got ${formatValue(probability)}`);
   }
 
-  const outcomes = EXCLUSIVE_OUTCOMES.filter((key) => input[key] !== undefined && input[key] !== false);
-  if (outcomes.length > 1) issues.add("fault", `combines ${outcomes.join(" and ")}; choose one`);
-  if (outcomes.length === 0 && input.delayMs === undefined && input.headers === undefined) {
-    issues.add("fault", "does nothing: set status, delayMs, headers, drop, malformed or ignoreCommand");
-  }
-  if (
-    fault.ignoreCommand &&
-    fault.route !== undefined &&
-    fault.route !== "any" &&
-    fault.route !== "changeState"
-  ) {
-    issues.add("fault.ignoreCommand", `only applies to changeState, not to route "${fault.route}"`);
-  }
+  readShapingFields(input, fault, issues);
+  checkFaultCombinations(input, fault, issues);
   issues.throwIfAny();
   return fault;
 }

@@ -112,6 +112,11 @@ export class ServiceStore {
     stored.lagged = undefined;
   }
 
+  /** Someone else's command: the service goes back to `state` after `afterMs`, whatever it is doing. */
+  scheduleReturn(stored: StoredService, state: string, afterMs: number): void {
+    stored.phase = { state: stored.phase.state, next: { state, at: this.settings.now() + afterMs } };
+  }
+
   applyCommand(stored: StoredService, command: Command): CommandResult {
     const stateBefore = this.trueState(stored);
     const decision = decideCommand(stateBefore, command);

@@ -1,0 +1,61 @@
+// What fault answers carry: the wait headers of a 429 in each form clients meet, and the caller's
+// credentials echoed back in each form a careless server (or proxy) would use.
+import type { OutgoingHttpHeaders } from "node:http";
+import type { EchoForm, RateLimitHeaderForm } from "../types";
+
+/** The wait headers of a 429 asking for `seconds`, at clock time `nowMs`. */
+export function rateLimitWaitHeaders(
+  form: RateLimitHeaderForm,
+  seconds: number,
+  nowMs: number,
+): OutgoingHttpHeaders {
+  const text = String(seconds);
+  switch (form) {
+    case "both":
+      return { "Retry-After": text, "X-RateLimit-Reset": text };
+    case "retry-after-seconds":
+      return { "Retry-After": text };
+    case "retry-after-date":
+      // HTTP dates have whole seconds: round up, so the date is never earlier than asked.
+      return { "Retry-After": new Date(Math.ceil((nowMs + seconds * 1000) / 1000) * 1000).toUTCString() };
+    case "reset-delta":
+      return { "X-RateLimit-Reset": text };
+    case "reset-epoch-seconds":
+      return { "X-RateLimit-Reset": String(Math.ceil(nowMs / 1000 + seconds)) };
+    case "reset-epoch-ms":
+      return { "X-RateLimit-Reset": String(Math.ceil(nowMs + seconds * 1000)) };
+    case "none":
+      return {};
+  }
+}
+
+/** The credentials in the asked form. `authorization` is the header the caller sent. */
+export function echoValue(form: EchoForm, authorization: string, keySecret: string): string {
+  switch (form) {
+    case "raw":
+      return keySecret;
+    case "authorization":
+      return authorization;
+    case "base64":
+      return authorization.replace(/^basic\s+/i, "");
+    case "json-escaped":
+      return JSON.stringify(keySecret).slice(1, -1);
+    case "url-encoded":
+      return encodeURIComponent(keySecret);
+  }
+}
+
+/** A short text body that is not JSON, as a proxy's error page would be. */
+export function shortEchoBody(value: string): string {
+  return `upstream refused the request; credentials were ${value}\n`;
+}
+
+/**
+ * An error message longer than 10 kB with the value after the first 10 kB, eight times at
+ * shifting offsets, so that any truncation point from there on cuts through a copy.
+ */
+export function longEchoMessage(value: string): string {
+  const filler = "The upstream service failed to process the request. ".repeat(200).slice(0, 10 * 1024);
+  const copies = Array.from({ length: 8 }, (_, index) => `${" ".repeat(index + 1)}credentials=${value}`);
+  return `${filler}${copies.join(";")}`;
+}

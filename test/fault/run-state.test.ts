@@ -1,0 +1,59 @@
+// Model-based fault suite, ServiceRunState: random schedules of faults, lag and out-of-band flips
+// between converges and refreshes through the real provider functions, against the emulator over
+// HTTP. Each `it` checks one group of invariants over the same kind of schedules; a failure prints
+// the shrunk schedule and the seed to replay it (FUZZ_SEED=<seed>).
+import fc from "fast-check";
+import { FUZZ_SEED, runs } from "./harness";
+import { hostileFault, slowFault, transientFault } from "./faults";
+import { ALL_INVARIANTS, runModel, runStateCommands, type Invariant } from "./runStateModel";
+
+const FIRST_STATES = ["running", "stopped", "idle", "degraded", "starting", "stopping"];
+
+function property(fault: typeof transientFault, invariants: Invariant[], lags?: number[]) {
+  return fc.asyncProperty(
+    fc.constantFrom(...FIRST_STATES),
+    runStateCommands(fault(), lags),
+    (first, commands) => runModel(commands, first, invariants),
+  );
+}
+
+const settings = (numRuns: number) => ({ seed: FUZZ_SEED, numRuns: runs(numRuns), endOnFailure: false });
+
+describe("fault suite: ServiceRunState", function () {
+  this.timeout(600_000);
+
+  it("under the faults it is built to ride out, every invariant holds", async () => {
+    await fc.assert(property(transientFault, ALL_INVARIANTS, [0]), settings(12));
+  });
+
+  // Not one of issue 10's holes, found by this suite: right after a `waitForState: false` start,
+  // a GET under visibility lag shows the pre-command "stopped", which satisfies a converge to
+  // stopped: the stack records stopped while the service goes on starting.
+  it.skip("under the same faults with visibility lag, every invariant holds", async () => {
+    await fc.assert(property(transientFault, ALL_INVARIANTS), settings(12));
+  });
+
+  // fails until the issue-10 client fixes land: a PATCH whose answer is dropped after it was applied is retried by the transport: 4 PATCHes reach the server
+  it.skip("under every fault kind: only commands the state table allows, at most 3 reach the server, requests bounded", async () => {
+    await fc.assert(property(hostileFault, ["commands"]), settings(25));
+  });
+
+  it("under every fault kind: the target state, or an error naming its cause and request id", async () => {
+    await fc.assert(property(hostileFault, ["outcome"]), settings(12));
+  });
+
+  // fails until the issue-10 client fixes land: a 2xx PATCH answer that cannot be read (not JSON) after the command was applied throws a plain error: the resource is lost
+  it.skip("under every fault kind: the server's state is what the stack recorded; nothing lost", async () => {
+    await fc.assert(property(hostileFault, ["recorded"]), settings(25));
+  });
+
+  // fails until the issue-10 client fixes land: no total per-attempt deadline: a stalled or trickled answer holds a create with timeoutSeconds 0.6 past 3 s
+  it.skip("under stalls, trickled bodies and long 429 waits: within the deadline plus 2 s, and an error naming the cause", async () => {
+    await fc.assert(property(slowFault, ["time", "outcome"]), settings(25));
+  });
+
+  // fails until the issue-10 client fixes land: a Service `name` echoing the secret is copied into the outputs unredacted
+  it.skip("under every fault kind: the secret appears in no error, output or log line", async () => {
+    await fc.assert(property(hostileFault, ["secret"]), settings(25));
+  });
+});
