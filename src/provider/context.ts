@@ -20,6 +20,11 @@ export interface ProviderContext {
 /** How long a read (refresh, or the GET of an endpoint's create) may take in all, retries included. */
 export const READ_TIMEOUT_SECONDS = 120;
 
+/** The deadline of a read: `READ_TIMEOUT_SECONDS`, scaled like every default wait of ours. */
+export function readDeadline(): number {
+  return deadlineAfter(READ_TIMEOUT_SECONDS * timeScale());
+}
+
 /** The clock time `seconds` from now, for a call's deadline. */
 export function deadlineAfter(seconds: number): number {
   return systemClock.now() + seconds * 1000;

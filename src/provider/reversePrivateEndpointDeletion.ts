@@ -1,7 +1,7 @@
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
 import { once } from "../api/once";
 import { defaultOrganizationId } from "./config";
-import { consoleLog, deadlineAfter, providerContext, READ_TIMEOUT_SECONDS } from "./context";
+import { consoleLog, deadlineAfter, providerContext, readDeadline } from "./context";
 import {
   checkInputs,
   endpointIdField,
@@ -84,7 +84,7 @@ export async function create(props: Props): Promise<{ id: string; outs: Endpoint
   const { client } = providerContext();
   try {
     await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: deadlineAfter(READ_TIMEOUT_SECONDS),
+      deadline: readDeadline(),
     });
   } catch (error) {
     if (isGone(error, ["service"])) {
@@ -120,7 +120,7 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
   const { client } = providerContext();
   try {
     await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: deadlineAfter(READ_TIMEOUT_SECONDS),
+      deadline: readDeadline(),
     });
     return { id, props: { ...props, timeoutSeconds: inputs.timeoutSeconds } };
   } catch (error) {

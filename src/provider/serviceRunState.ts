@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Service } from "../api/schemas";
 import { converge, ConvergeError, describeService } from "./converge";
 import { defaultOrganizationId } from "./config";
-import { consoleLog, deadlineAfter, providerContext, READ_TIMEOUT_SECONDS } from "./context";
+import { consoleLog, providerContext, readDeadline } from "./context";
 import {
   checkInputs,
   pickFields,
@@ -209,7 +209,7 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
   const { client } = providerContext();
   try {
     const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: deadlineAfter(READ_TIMEOUT_SECONDS),
+      deadline: readDeadline(),
     });
     return { id, props: { ...outputsOf(inputs, service) } };
   } catch (error) {

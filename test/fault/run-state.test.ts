@@ -33,8 +33,7 @@ describe("fault suite: ServiceRunState", function () {
     await fc.assert(property(transientFault, ALL_INVARIANTS), settings(12));
   });
 
-  // fails until the issue-10 client fixes land: a PATCH whose answer is dropped after it was applied is retried by the transport: 4 PATCHes reach the server
-  it.skip("under every fault kind: only commands the state table allows, at most 3 reach the server, requests bounded", async () => {
+  it("under every fault kind: only commands the state table allows, at most 3 reach the server, requests bounded", async () => {
     await fc.assert(property(hostileFault, ["commands"]), settings(25));
   });
 
@@ -42,18 +41,15 @@ describe("fault suite: ServiceRunState", function () {
     await fc.assert(property(hostileFault, ["outcome"]), settings(12));
   });
 
-  // fails until the issue-10 client fixes land: a 2xx PATCH answer that cannot be read (not JSON) after the command was applied throws a plain error: the resource is lost
-  it.skip("under every fault kind: the server's state is what the stack recorded; nothing lost", async () => {
+  it("under every fault kind: the server's state is what the stack recorded; nothing lost", async () => {
     await fc.assert(property(hostileFault, ["recorded"]), settings(25));
   });
 
-  // fails until the issue-10 client fixes land: no total per-attempt deadline: a stalled or trickled answer holds a create with timeoutSeconds 0.6 past 3 s
-  it.skip("under stalls, trickled bodies and long 429 waits: within the deadline plus 2 s, and an error naming the cause", async () => {
+  it("under stalls, trickled bodies and long 429 waits: within the deadline plus 2 s, and an error naming the cause", async () => {
     await fc.assert(property(slowFault, ["time", "outcome"]), settings(25));
   });
 
-  // fails until the issue-10 client fixes land: a Service `name` echoing the secret is copied into the outputs unredacted
-  it.skip("under every fault kind: the secret appears in no error, output or log line", async () => {
+  it("under every fault kind: the secret appears in no error, output or log line", async () => {
     await fc.assert(property(hostileFault, ["secret"]), settings(25));
   });
 });
