@@ -20,10 +20,13 @@ export const reversePrivateEndpointDeletionProvider: pulumi.dynamic.ResourceProv
   delete: (id, props) => lib().reversePrivateEndpointDeletionDelete(id, props),
 };
 
+/** Arguments of {@link ReversePrivateEndpointDeletion}; each may be a plain value or a Pulumi `Input`. Changing any of them replaces the resource, which deletes the old endpoint. */
 export interface ReversePrivateEndpointDeletionArgs {
-  /** Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
+  /** Organization of the service (a uuid). Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
   organizationId?: pulumi.Input<string>;
+  /** The service the endpoint belongs to (a uuid). */
   serviceId: pulumi.Input<string>;
+  /** The reverse private endpoint to delete on destroy: 1 to 128 of letters, digits and `. _ : ~ -`. */
   reversePrivateEndpointId: pulumi.Input<string>;
 }
 
@@ -33,10 +36,18 @@ export interface ReversePrivateEndpointDeletionArgs {
  * an endpoint.
  */
 export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
+  /** Organization of the service (a uuid), as given or taken from the config default. */
   declare public readonly organizationId: pulumi.Output<string>;
+  /** The service the endpoint belongs to (a uuid). */
   declare public readonly serviceId: pulumi.Output<string>;
+  /** The reverse private endpoint deleted when this resource is destroyed or replaced. */
   declare public readonly reversePrivateEndpointId: pulumi.Output<string>;
 
+  /**
+   * @param name The unique name of the resource in the stack.
+   * @param args The endpoint to adopt.
+   * @param opts Resource options; `protect` or `retainOnDelete` keep the endpoint.
+   */
   constructor(name: string, args: ReversePrivateEndpointDeletionArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ReversePrivateEndpointDeletion";
     super(
