@@ -21,12 +21,16 @@ export const reversePrivateEndpointDeletionProvider: pulumi.dynamic.ResourceProv
   delete: (id, props) => lib().reversePrivateEndpointDeletionDelete(id, props),
 };
 
+/** Arguments of {@link ReversePrivateEndpointDeletion}; each may be a plain value or a Pulumi `Input`. Changing any of them replaces the resource, which deletes the old endpoint. */
 export interface ReversePrivateEndpointDeletionArgs {
-  /** Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
+  /** Organization of the service (a uuid). Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
   organizationId?: pulumi.Input<string>;
-  /** The service (a uuid) that owns the endpoint. Changing it replaces the resource. */
+  /** The service the endpoint belongs to (a uuid). Changing it replaces the resource. */
   serviceId: pulumi.Input<string>;
-  /** The endpoint to delete on destroy. Changing it replaces the resource (the old one is deleted). */
+  /**
+   * The reverse private endpoint to delete on destroy: 1 to 128 of letters, digits and `. _ : ~ -`,
+   * not dots alone. Changing it replaces the resource (the old endpoint is deleted).
+   */
   reversePrivateEndpointId: pulumi.Input<string>;
   /** How long the DELETE on destroy may take, retries included, in seconds. Default 300, or `customTimeouts.delete`. */
   timeoutSeconds?: pulumi.Input<number>;
@@ -38,11 +42,19 @@ export interface ReversePrivateEndpointDeletionArgs {
  * an endpoint.
  */
 export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
+  /** Organization of the service (a uuid), as given or taken from the config default. */
   declare public readonly organizationId: pulumi.Output<string>;
+  /** The service the endpoint belongs to (a uuid). */
   declare public readonly serviceId: pulumi.Output<string>;
+  /** The reverse private endpoint deleted when this resource is destroyed or replaced. */
   declare public readonly reversePrivateEndpointId: pulumi.Output<string>;
   declare public readonly timeoutSeconds: pulumi.Output<number>;
 
+  /**
+   * @param name The unique name of the resource in the stack.
+   * @param args The endpoint to adopt.
+   * @param opts Resource options; `protect` or `retainOnDelete` keep the endpoint.
+   */
   constructor(name: string, args: ReversePrivateEndpointDeletionArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ReversePrivateEndpointDeletion";
     super(

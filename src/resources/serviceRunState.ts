@@ -40,6 +40,7 @@ export const serviceRunStateProvider: pulumi.dynamic.ResourceProvider = {
   delete: (id, props) => lib().serviceRunStateDelete(id, props),
 };
 
+/** Arguments of {@link ServiceRunState}; each may be a plain value or a Pulumi `Input`. */
 export interface ServiceRunStateArgs {
   /** Organization of the service. Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
   organizationId?: pulumi.Input<string>;
@@ -66,18 +67,31 @@ export interface ServiceRunStateArgs {
  * leaves the service as it is, or stops it with `onDestroy: "stop"`.
  */
 export class ServiceRunState extends pulumi.dynamic.Resource {
+  /** Organization of the service (a uuid), as given or taken from the config default. */
   declare public readonly organizationId: pulumi.Output<string>;
+  /** The service (a uuid). */
   declare public readonly serviceId: pulumi.Output<string>;
+  /** The desired run state. */
   declare public readonly state: pulumi.Output<"running" | "stopped">;
+  /** The deadline create/update waited with, in seconds. */
   declare public readonly timeoutSeconds: pulumi.Output<number>;
+  /** Whether create/update waited for the state. */
   declare public readonly waitForState: pulumi.Output<boolean>;
   declare public readonly onDestroy: pulumi.Output<"leave" | "stop">;
   /** The state last seen by the API (after create, update or refresh). */
   declare public readonly observedState: pulumi.Output<string>;
+  /** The service's name, as the API showed it last. */
   declare public readonly serviceName: pulumi.Output<string>;
+  /** The service's database version, as the API showed it last. */
   declare public readonly databaseVersion: pulumi.Output<string>;
+  /** The service's endpoints (protocol, host, port, username), as the API showed them last. */
   declare public readonly endpoints: pulumi.Output<EndpointOutput[]>;
 
+  /**
+   * @param name The unique name of the resource in the stack.
+   * @param args The service and its desired state.
+   * @param opts Resource options; `customTimeouts.create`/`.update` become `timeoutSeconds` when that is not given.
+   */
   constructor(name: string, args: ServiceRunStateArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ServiceRunState";
     super(

@@ -1,21 +1,23 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import {
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
 import { EngineStack } from "../../src/engine-driver/stack";
 import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
+import { installUnpacked, pack, ROOT, type Packed } from "../helpers/packed";
 
 /*
  * The package as users get it. `npm pack`, unpack the tarball into a temporary
@@ -24,16 +26,26 @@ import { startProviderHost, type ProviderHost } from "../../src/engine-driver/ho
  * project. The serialized provider must require `pulumi-dbcloud/provider` by reference.
  */
 
-const ROOT = join(__dirname, "..", "..");
 const PROJECT = "packed-consumer";
 const ORG = "0b7d4c2a-1e3f-4a5b-8c6d-7e8f9a0b1c2d";
 const SERVICE = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f";
 const ENDPOINT = "rpe-packed";
+/** MD5 of the Apache License 2.0 text as apache.org publishes it (LICENSE-2.0.txt). */
+const APACHE_2_0_MD5 = "3b83ef96387f14655fc854ddc3c6bd57";
+
+/** Every file under dist/ with one of the given endings, relative to the repository. */
+function built(endings: string[], dir = join(ROOT, "dist")): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return built(endings, full);
+    return endings.some((e) => entry.name.endsWith(e)) ? [relative(ROOT, full)] : [];
+  });
+}
 
 describe("engine: the packed and installed package", function () {
   this.timeout(120_000);
   let project: string;
-  let packedFiles: string[];
+  let packed: Packed;
   let emulator: Emulator;
   let host: ProviderHost | undefined;
   let resources: CapturedResource[];
@@ -45,28 +57,8 @@ describe("engine: the packed and installed package", function () {
       "build first: npm run build (npm test does)",
     );
     project = mkdtempSync(join(tmpdir(), "dbcloud-packed-"));
-    const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
-        cwd: ROOT,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "ignore"],
-      }),
-    ) as { filename: string; files: { path: string }[] }[];
-    packedFiles = packed[0].files.map((f) => f.path);
-
-    const modules = join(project, "node_modules");
-    mkdirSync(join(modules, "pulumi-dbcloud"), { recursive: true });
-    execFileSync("tar", [
-      "-xzf",
-      join(project, packed[0].filename),
-      "-C",
-      join(modules, "pulumi-dbcloud"),
-      "--strip-components=1",
-    ]);
-    for (const entry of readdirSync(join(ROOT, "node_modules"))) {
-      if (entry === "pulumi-dbcloud" || entry === ".bin" || entry.startsWith(".")) continue;
-      symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry), "dir");
-    }
+    packed = pack(project);
+    installUnpacked(project, packed.tarball);
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: PROJECT, private: true }));
     for (const file of ["index.ts", "config.ts"])
       copyFileSync(join(ROOT, "examples", "basic", file), join(project, file));
@@ -107,22 +99,83 @@ describe("engine: the packed and installed package", function () {
     if (project) rmSync(project, { recursive: true, force: true });
   });
 
-  it("ships the compiled library, the provider subpath and the emulator CLI, and no tests", () => {
+  it("holds compiled code, declarations, README, LICENSE and CHANGELOG, and nothing else", () => {
+    const expected = [
+      ...built([".js", ".d.ts"]),
+      "CHANGELOG.md",
+      "LICENSE",
+      "README.md",
+      "package.json",
+    ].sort();
+    assert.deepEqual([...packed.files].sort(), expected);
     for (const file of [
       "dist/index.js",
+      "dist/index.d.ts",
       "dist/provider/index.js",
-      "dist/emulator/index.js",
       "dist/emulator/cli/main.js",
-      "README.md",
-    ]) {
-      assert.ok(packedFiles.includes(file), `${file} is in the tarball`);
+    ])
+      assert.ok(packed.files.includes(file), `${file} is in the tarball`);
+    // No source maps (they would point at src/, which is not shipped), and no comment asking for one.
+    for (const file of packed.files.filter((f) => f.endsWith(".js"))) {
+      const text = readFileSync(join(project, "node_modules", "pulumi-dbcloud", file), "utf8");
+      assert.ok(!text.includes("sourceMappingURL"), `${file} refers to a source map`);
     }
-    assert.ok(packedFiles.includes("dist/index.d.ts"), "with declarations");
-    assert.deepEqual(
-      packedFiles.filter((f) => /^(test|src|examples|bench)\//.test(f) || /engine-driver/.test(f)),
-      [],
+    console.log(
+      `      tarball: ${packed.files.length} files, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked`,
     );
   });
+
+  it("ships the Apache-2.0 license its package.json names, as the standard text", () => {
+    const installed = join(project, "node_modules", "pulumi-dbcloud");
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { license: string };
+    assert.equal(manifest.license, "Apache-2.0");
+    const text = readFileSync(join(installed, "LICENSE"));
+    assert.equal(createHash("md5").update(text).digest("hex"), APACHE_2_0_MD5);
+  });
+
+  for (const moduleResolution of ["node16", "bundler"] as const) {
+    it(`compiles a strict consumer against the packed types (moduleResolution ${moduleResolution})`, () => {
+      const consumer = join(project, "consumer");
+      writeConsumer(consumer);
+      const tsconfig = join(consumer, `tsconfig.${moduleResolution}.json`);
+      writeFileSync(
+        tsconfig,
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            target: "ES2022",
+            module: moduleResolution === "node16" ? "node16" : "preserve",
+            moduleResolution,
+            types: ["node"],
+            // Our own declarations are type-checked through the imports; third-party ones are not ours.
+            skipLibCheck: true,
+          },
+          files: ["index.ts"],
+        }),
+      );
+      const tsc = join(project, "node_modules", "typescript", "bin", "tsc");
+      let listed: string;
+      try {
+        listed = execFileSync(process.execPath, [tsc, "-p", tsconfig, "--listFiles"], {
+          cwd: consumer,
+          encoding: "utf8",
+          maxBuffer: 64 * 1024 * 1024,
+        });
+      } catch (error) {
+        assert.fail(`tsc failed:\n${(error as { stdout?: string }).stdout}`);
+      }
+      // It compiled against the packed copy's declarations, not this repository's sources.
+      const files = listed.split("\n").map((line) => line.trim());
+      const installed = join(project, "node_modules", "pulumi-dbcloud", "dist");
+      for (const file of ["index.d.ts", "resources/serviceRunState.d.ts", "provider/index.d.ts"])
+        assert.ok(files.includes(join(installed, file)), `compiled against ${file} of the tarball`);
+      assert.deepEqual(
+        files.filter((file) => file.startsWith(join(ROOT, "src"))),
+        [],
+      );
+    });
+  }
 
   it("serializes providers that require pulumi-dbcloud/provider by reference, small and without credentials", () => {
     assert.equal(resources.length, 2);
@@ -157,3 +210,61 @@ describe("engine: the packed and installed package", function () {
     assert.equal(emulator.service(SERVICE)?.state, "running");
   });
 });
+
+/**
+ * A strict consumer program: constructs both resources with `Input`s, reads their typed
+ * `Output`s. The `@ts-expect-error` lines fail the compile if the types ever degrade to `any`.
+ */
+function writeConsumer(dir: string): void {
+  const source = `import * as pulumi from "@pulumi/pulumi";
+import {
+  ReversePrivateEndpointDeletion,
+  ServiceRunState,
+  type EndpointOutput,
+  type ReversePrivateEndpointDeletionArgs,
+  type ServiceRunStateArgs,
+} from "pulumi-dbcloud";
+import type { serviceRunStateRead } from "pulumi-dbcloud/provider";
+
+const serviceId: pulumi.Input<string> = pulumi.output("3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b");
+const args: ServiceRunStateArgs = {
+  organizationId: pulumi.secret("0b7d4c2a-1e3f-4a5b-8c6d-7e8f9a0b1c2d"),
+  serviceId,
+  state: pulumi.output<"running" | "stopped">("running"),
+  timeoutSeconds: pulumi.output(600),
+  waitForState: true,
+};
+const run = new ServiceRunState("analytics", args, { customTimeouts: { create: "20m" } });
+
+const observed: pulumi.Output<string> = run.observedState;
+const desired: pulumi.Output<"running" | "stopped"> = run.state;
+const timeout: pulumi.Output<number> = run.timeoutSeconds;
+const waits: pulumi.Output<boolean> = run.waitForState;
+const endpoints: pulumi.Output<EndpointOutput[]> = run.endpoints;
+const firstPort: pulumi.Output<number | undefined> = run.endpoints.apply((list) => list[0]?.port);
+const user: pulumi.Output<string | null | undefined> = run.endpoints.apply((list) => list[0]?.username);
+
+const endpointArgs: ReversePrivateEndpointDeletionArgs = {
+  serviceId: run.serviceId,
+  reversePrivateEndpointId: pulumi.interpolate\`rpe-\${run.serviceName}\`,
+};
+const endpoint = new ReversePrivateEndpointDeletion("pipes", endpointArgs, { dependsOn: [run] });
+const endpointId: pulumi.Output<string> = endpoint.reversePrivateEndpointId;
+const organization: pulumi.Output<string> = endpoint.organizationId;
+const resourceId: pulumi.Output<string> = endpoint.id;
+
+// @ts-expect-error state is "running" or "stopped"
+new ServiceRunState("bad-state", { serviceId, state: "paused" });
+// @ts-expect-error serviceId is required
+new ReversePrivateEndpointDeletion("no-service", { reversePrivateEndpointId: "rpe-1" });
+// @ts-expect-error observedState is a string output, not a number output
+const wrong: pulumi.Output<number> = run.observedState;
+
+type Read = typeof serviceRunStateRead;
+export const outputs = { observed, desired, timeout, waits, endpoints, firstPort, user, endpointId, organization, resourceId, wrong };
+export type { Read };
+`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "index.ts"), source);
+}

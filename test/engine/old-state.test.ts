@@ -1,0 +1,231 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startEmulator, type Emulator } from "../../src/emulator";
+import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
+import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
+import { stripSecrets } from "../../src/engine-driver/stack";
+import { installUnpacked, pack } from "../helpers/packed";
+
+/*
+ * Stacks written by 0.1.0 keep working. test/fixtures/state-0.1.0.json is the state 0.1.0
+ * wrote (made by test/fixtures/generate-state-0.1.0.ts from commit 9bdee42, its tarball
+ * installed): each entry's outputs carry the `__provider` text 0.1.0 serialized, which
+ * `pulumi refresh` and `pulumi destroy` run as stored. Here the CURRENT package is installed from
+ * its tarball and the real provider host is driven with that state: read, diff, update, delete.
+ */
+
+type Props = Record<string, unknown>;
+interface Entry {
+  urn: string;
+  type: string;
+  name: string;
+  id: string;
+  inputs: Props;
+  outputs: Props;
+  initErrors?: string[];
+}
+interface Fixture {
+  packageVersion: string;
+  project: string;
+  stack: string;
+  organizationId: string;
+  resources: Entry[];
+}
+
+const fixture = JSON.parse(
+  readFileSync(join(__dirname, "..", "fixtures", "state-0.1.0.json"), "utf8"),
+) as Fixture;
+const entry = (name: string) => {
+  const found = fixture.resources.find((r) => r.name === name);
+  assert.ok(found, `fixture has ${name}`);
+  return structuredClone(found);
+};
+
+/** What 0.1.0 promised in its outputs; the current version must keep reading and writing them. */
+const SERVICE_RUN_STATE_OUTPUTS = [
+  "__provider",
+  "databaseVersion",
+  "endpoints",
+  "observedState",
+  "organizationId",
+  "serviceId",
+  "serviceName",
+  "state",
+  "timeoutSeconds",
+  "waitForState",
+];
+const ENDPOINT_DELETION_OUTPUTS = ["__provider", "organizationId", "reversePrivateEndpointId", "serviceId"];
+
+describe("engine: state written by 0.1.0, run by the current package installed from its tarball", function () {
+  this.timeout(120_000);
+  const analytics = entry("analytics");
+  const late = entry("late");
+  const pipes = entry("pipes");
+  const serviceId = (e: Entry) => e.outputs.serviceId as string;
+  const endpointId = pipes.outputs.reversePrivateEndpointId as string;
+  let project: string;
+  let emulator: Emulator;
+  let host: ProviderHost;
+  let current: CapturedResource[];
+
+  before(async () => {
+    project = mkdtempSync(join(tmpdir(), "dbcloud-old-state-"));
+    installUnpacked(project, pack(project).tarball);
+    // The services as 0.1.0 left them: one running, one still starting after its deadline.
+    emulator = await startEmulator({
+      transitions: { starting: 400, stopping: 400 },
+      services: [
+        {
+          organizationId: fixture.organizationId,
+          id: serviceId(analytics),
+          name: "analytics",
+          state: "running",
+          reversePrivateEndpointIds: [endpointId],
+        },
+        { organizationId: fixture.organizationId, id: serviceId(late), name: "late", state: "starting" },
+      ],
+    });
+    const config = {
+      "dbcloud:apiUrl": emulator.url,
+      "dbcloud:apiKeyId": emulator.keyId,
+      "dbcloud:apiKeySecret": emulator.keySecret,
+      "dbcloud:organizationId": fixture.organizationId,
+      "dbcloud:rateLimit": "10/1s",
+    };
+    // The same program, now run with the current package: the inputs a `pulumi up` after the upgrade sends.
+    writeFileSync(
+      join(project, "index.js"),
+      `const { ServiceRunState, ReversePrivateEndpointDeletion } = require("pulumi-dbcloud");
+new ServiceRunState("analytics", { serviceId: "${serviceId(analytics)}", state: "running" });
+new ServiceRunState("late", { serviceId: "${serviceId(late)}", state: "running", timeoutSeconds: 60 });
+new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", reversePrivateEndpointId: "${endpointId}" });
+`,
+    );
+    current = await captureProgram(join(project, "index.js"), {
+      project: fixture.project,
+      stack: fixture.stack,
+      config,
+      secretKeys: ["dbcloud:apiKeySecret"],
+      freshUnder: project,
+    });
+    host = await startProviderHost({
+      cwd: project,
+      project: fixture.project,
+      env: { DBCLOUD_TIME_SCALE: "0.05" },
+    });
+    await host.configure(config);
+  });
+
+  after(async () => {
+    await host?.stop();
+    await emulator?.close();
+    if (project) rmSync(project, { recursive: true, force: true });
+  });
+
+  const inputsNow = (name: string) => stripSecrets(current.find((r) => r.name === name)!.inputs) as Props;
+  const patches = () => emulator.requests.filter((r) => r.method === "PATCH");
+
+  it("the fixture is what 0.1.0 wrote: providers by package name, the documented outputs, one init failure", () => {
+    assert.equal(fixture.packageVersion, "0.1.0");
+    for (const e of fixture.resources) {
+      assert.match(e.outputs.__provider as string, /require\("pulumi-dbcloud\/provider"\)/);
+      const expected = e.type.endsWith("ServiceRunState")
+        ? SERVICE_RUN_STATE_OUTPUTS
+        : ENDPOINT_DELETION_OUTPUTS;
+      assert.deepEqual(Object.keys(e.outputs).sort(), expected, `${e.name} outputs`);
+    }
+    assert.equal(late.outputs.observedState, "starting");
+    const same = fixture.resources.filter((e) => e.outputs.__provider === inputsNow(e.name).__provider);
+    console.log(
+      `      provider text identical to the current one: ${same.map((e) => e.name).join(", ") || "none"}`,
+    );
+    assert.match(late.initErrors?.[0] ?? "", /Timed out after 1s .* after sending start/);
+  });
+
+  it("read (refresh) with 0.1.0's stored provider: same ids, same output names, current observations", async () => {
+    for (const e of [analytics, pipes]) {
+      const { id, properties } = await host.read(e.id, e.urn, e.outputs);
+      assert.equal(id, e.id, `${e.name} still exists`);
+      assert.deepEqual(
+        Object.keys(properties).sort(),
+        Object.keys(e.outputs).sort(),
+        `${e.name} output names`,
+      );
+    }
+    emulator.setState(serviceId(analytics), "stopped");
+    const { properties } = await host.read(analytics.id, analytics.urn, analytics.outputs);
+    assert.equal(properties.observedState, "stopped", "drift seen through the old provider text");
+    analytics.outputs = properties;
+  });
+
+  it("diff of 0.1.0 outputs against the upgraded program's inputs, and against the stored inputs", async () => {
+    // After the refresh above, the stopped service does not satisfy `running`: an update.
+    const drifted = await host.diff(analytics.id, analytics.urn, analytics.outputs, inputsNow("analytics"));
+    assert.deepEqual([drifted.changes, drifted.replaces], ["some", []]);
+    // The 0.1.0 provider text drives diff too when the inputs are the stored ones.
+    const stored = await host.diff(pipes.id, pipes.urn, pipes.outputs, pipes.inputs);
+    assert.deepEqual([stored.changes, stored.replaces], ["none", []]);
+    const same = await host.diff(pipes.id, pipes.urn, pipes.outputs, inputsNow("pipes"));
+    assert.deepEqual([same.changes, same.replaces], ["none", []]);
+    const moved = await host.diff(pipes.id, pipes.urn, pipes.outputs, {
+      ...inputsNow("pipes"),
+      reversePrivateEndpointId: "rpe-other",
+    });
+    assert.equal(moved.changes, "some");
+    assert.deepEqual(moved.replaces, ["reversePrivateEndpointId"]);
+  });
+
+  it("update of the drifted service from 0.1.0 outputs: one start, running, outputs under the same names", async () => {
+    emulator.clearRequests();
+    const { properties } = await host.update(
+      analytics.id,
+      analytics.urn,
+      analytics.outputs,
+      inputsNow("analytics"),
+    );
+    assert.equal(properties.observedState, "running");
+    assert.equal(emulator.service(serviceId(analytics))?.state, "running");
+    assert.deepEqual(
+      patches().map((r) => r.command),
+      ["start"],
+    );
+    assert.deepEqual(Object.keys(properties).sort(), SERVICE_RUN_STATE_OUTPUTS);
+  });
+
+  it("update of the resource 0.1.0 recorded after its deadline carries on: no second start", async () => {
+    emulator.clearRequests();
+    const { properties } = await host.update(late.id, late.urn, late.outputs, inputsNow("late"));
+    assert.equal(properties.observedState, "running");
+    assert.equal(properties.timeoutSeconds, 60);
+    assert.deepEqual(patches(), [], "the start 0.1.0 sent was waited out, not repeated");
+  });
+
+  it("update driven by 0.1.0's stored provider text and inputs still converges", async () => {
+    emulator.setState(serviceId(late), "stopped");
+    emulator.clearRequests();
+    const stored = { ...late.inputs, timeoutSeconds: 60 };
+    const { properties } = await host.update(late.id, late.urn, late.outputs, stored);
+    assert.equal(properties.observedState, "running");
+    assert.deepEqual(
+      patches().map((r) => r.command),
+      ["start"],
+    );
+  });
+
+  it("delete (destroy) with 0.1.0's stored provider: the endpoint is deleted once, the services are left as they are", async () => {
+    emulator.clearRequests();
+    await host.delete(pipes.id, pipes.urn, pipes.outputs);
+    assert.equal(emulator.hasEndpoint(serviceId(pipes), endpointId), false);
+    assert.deepEqual(
+      emulator.requests.map((r) => `${r.method} ${r.status}`),
+      ["DELETE 200"],
+    );
+    emulator.clearRequests();
+    await host.delete(analytics.id, analytics.urn, entry("analytics").outputs);
+    await host.delete(late.id, late.urn, late.outputs);
+    assert.deepEqual(emulator.requests, [], "ServiceRunState delete makes no API call");
+    assert.equal(emulator.service(serviceId(analytics))?.state, "running");
+  });
+});
