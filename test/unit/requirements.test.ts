@@ -111,3 +111,32 @@ describe("requirements: package.json, README and CI say the same, and what CI ru
     assert.equal(pulumiClaimed(peerBounds().floor), true);
   });
 });
+
+describe("lock files in step with package.json", () => {
+  // npm ci refuses a lock whose root no longer matches package.json: CI would fail minutes in.
+  // Checked here in milliseconds, so a dependency change without `node .ci/lock-variants.js` fails npm test.
+  const root = join(__dirname, "..", "..");
+  const rootOf = (lockFile: string) =>
+    (JSON.parse(readFileSync(lockFile, "utf8")) as { packages: Record<string, Record<string, unknown>> })
+      .packages[""];
+  const pick = (pkg: Record<string, unknown>) => ({
+    dependencies: pkg.dependencies ?? {},
+    devDependencies: pkg.devDependencies ?? {},
+    peerDependencies: pkg.peerDependencies ?? {},
+  });
+
+  it("package-lock.json records package.json's dependencies", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    assert.deepEqual(pick(rootOf(join(root, "package-lock.json"))), pick(pkg));
+  });
+
+  it("every CI variant's lock records package.json as that variant changes it", () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { variants, variantPackageJson, lockPath } = require("../../.ci/lock-variants.js");
+    const names = Object.keys(variants).filter((name) => name !== "//");
+    assert.ok(names.length > 0);
+    for (const name of names) {
+      assert.deepEqual(pick(rootOf(lockPath(name))), pick(JSON.parse(variantPackageJson(name))), name);
+    }
+  });
+});
