@@ -131,7 +131,6 @@ describe("lock files in step with package.json", () => {
   });
 
   it("every CI variant's lock records package.json as that variant changes it", () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { variants, variantPackageJson, lockPath } = require("../../.ci/lock-variants.js");
     const names = Object.keys(variants).filter((name) => name !== "//");
     assert.ok(names.length > 0);
