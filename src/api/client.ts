@@ -17,6 +17,7 @@ import { serviceEnvelopeSchema, type Service } from "./schemas";
 import { sharedBudget, sharedDispatcher, type DispatcherTimeouts } from "./shared";
 import { sendAttempt } from "./transport";
 
+/** The commands of the state-change operation (`awake` is outside this package's scope). */
 export type ServiceCommand = "start" | "stop";
 
 /** Per-attempt limits: the dispatcher's connect, headers and body-idle timeouts, and a hard total. */
@@ -25,23 +26,29 @@ export interface AttemptTimeouts extends DispatcherTimeouts {
   totalMs: number;
 }
 
+/** How to build an `ApiClient`: where, with which key, and the limits it keeps. */
 export interface ApiClientOptions {
   /** Base URL without `/v1`. `http://` only for loopback hosts. */
   apiUrl: string;
+  /** The API key ID (the user name of Basic auth). */
   keyId: string;
+  /** The API key secret. Never kept where it could be printed or serialized; redacted from everything. */
   keySecret: string;
   /** Client-side budget shared by the process; default 10 requests per 10 s; `false` turns it off. */
   rateLimit?: RateLimit | false;
   /** A budget of your own instead of the shared one (tests). */
   budget?: RateBudget;
+  /** Retry policy overrides; defaults: `DEFAULT_RETRY_POLICY`. */
   retry?: Partial<RetryPolicy>;
   /** Per-attempt timeouts. Defaults: `DEFAULT_TIMEOUTS`. */
   timeouts?: Partial<AttemptTimeouts>;
+  /** Time source for waits and deadlines (tests inject a virtual one); default the system clock. */
   clock?: Clock;
   /** Jitter source, [0, 1). */
   random?: () => number;
   /** Receives one line per retry (the resources print them as progress). */
   log?: (line: string) => void;
+  /** An undici dispatcher of your own; default one keep-alive agent shared by the process. */
   dispatcher?: Dispatcher;
 }
 
@@ -53,6 +60,7 @@ export interface ApplyBudget {
   max: number;
 }
 
+/** Per-call options of the three operations. */
 export interface RequestOptions {
   /**
    * Absolute clock time that bounds the whole call: waiting for the rate budget, every attempt
@@ -63,20 +71,27 @@ export interface RequestOptions {
   applyBudget?: ApplyBudget;
 }
 
+/** What the read and state-change operations return. */
 export interface ServiceResult {
+  /** The service as the API showed it, validated, every credential form redacted. */
   service: Service;
+  /** The `requestId` of the answer, for support tickets. */
   requestId: string | undefined;
 }
 
+/** Counters of one client, for diagnostics and the benchmark. */
 export interface ClientStats {
   /** Attempts sent, retries included. */
   attempts: number;
+  /** Attempts that were retries of an earlier one. */
   retries: number;
   /** Answers by status; `connection` and `timeout` for attempts without one. */
   outcomes: Record<string, number>;
+  /** Time spent waiting for the rate budget, in ms, over all calls. */
   budgetWaitMs: number;
 }
 
+/** Per-attempt limits: connect 10 s, headers 30 s, body idle 30 s, the whole attempt 60 s. */
 export const DEFAULT_TIMEOUTS: AttemptTimeouts = {
   connectMs: 10_000,
   headersMs: 30_000,
@@ -98,8 +113,11 @@ const REFUSALS: readonly string[] = ["409", "429"];
  * carry the credentials.
  */
 export class ApiClient {
+  /** The base URL, checked and without a trailing slash. */
   readonly apiUrl: string;
+  /** The API key ID (not a secret). */
   readonly keyId: string;
+  /** Counters of this client's attempts, answers and budget waits. */
   readonly stats: ClientStats = { attempts: 0, retries: 0, outcomes: {}, budgetWaitMs: 0 };
   private readonly retryPolicy: RetryPolicy;
   private readonly timeouts: AttemptTimeouts;

@@ -1,6 +1,8 @@
 /** Time as the client and the waiters see it; tests inject a fake one so nothing really waits. */
 export interface Clock {
+  /** The current time in ms (epoch for the system clock). */
   now(): number;
+  /** Resolves after `ms` milliseconds of this clock's time. */
   sleep(ms: number): Promise<void>;
 }
 

@@ -4,17 +4,27 @@
  * and never carry the Authorization header or the key secret.
  */
 
+/** What an `ApiError` is built from (the client's factory fills it; tests may too). */
 export interface ApiErrorInit {
+  /** HTTP status, or undefined when no response arrived. */
   status: number | undefined;
+  /** The whole message, already redacted. */
   message: string;
+  /** The server's own description (the envelope's `error`), redacted and truncated. */
   serverMessage?: string;
+  /** The answer's `requestId`, redacted and truncated. */
   requestId?: string;
+  /** HTTP method of the request. */
   method: string;
+  /** Path of the request, relative to the base URL. */
   path: string;
+  /** Allowlisted response headers, redacted. */
   headers?: Record<string, string>;
+  /** What caused it (rebuilt from redacted text for transport errors). */
   cause?: unknown;
 }
 
+/** Base class of every error of an HTTP exchange with the API; `instanceof` picks the kind. */
 export class ApiError extends Error {
   /** HTTP status, or undefined when no response arrived (connection, timeout). */
   readonly status: number | undefined;
@@ -22,6 +32,7 @@ export class ApiError extends Error {
   readonly requestId: string | undefined;
   /** The server's own description of the problem (the envelope's `error`). */
   readonly serverMessage: string | undefined;
+  /** HTTP method of the request. */
   readonly method: string;
   /** Path of the request, relative to the base URL: never contains credentials. */
   readonly path: string;
@@ -71,9 +82,13 @@ export class ApiTimeoutError extends ApiError {}
  * subclass of the HTTP kinds: the transport is fine, the data is not (ky does the same).
  */
 export class ResponseValidationError extends Error {
+  /** HTTP status of the answer (a 2xx). */
   readonly status: number;
+  /** The answer's `requestId`, redacted. */
   readonly requestId: string | undefined;
+  /** HTTP method of the request. */
   readonly method: string;
+  /** Path of the request, relative to the base URL. */
   readonly path: string;
   /** One line per problem, `<path>: <message>`. */
   readonly issues: string[];
@@ -105,6 +120,7 @@ export class ResponseValidationError extends Error {
 
 /** Bad configuration or input, found before any request is sent. */
 export class ConfigurationError extends Error {
+  /** Every problem found, one line each, naming the setting (never its secret value). */
   readonly problems: string[];
   constructor(problems: string[]) {
     const message =

@@ -2,10 +2,13 @@ import type { Clock } from "./clock";
 
 /** A number of requests per window, e.g. the real service's 10 per 10 s per key. */
 export interface RateLimit {
+  /** Requests allowed in one window. */
   requests: number;
+  /** The window, in ms. */
   windowMs: number;
 }
 
+/** The real service's limit: 10 requests per 10 s per key. */
 export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 10, windowMs: 10_000 };
 
 /** Parses `10/10s`, `5/1m`, `100/500ms`, or `off` (no client-side budget). */
@@ -56,6 +59,7 @@ export class BudgetDeadlineError extends Error {
  * included (a waiter whose slot falls inside a pause takes a new one after it).
  */
 export class RateBudget {
+  /** The requests per window this budget hands out. */
   readonly limit: RateLimit;
   private readonly clock: Clock;
   private readonly marginMs: number;

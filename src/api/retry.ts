@@ -17,6 +17,7 @@ export interface RetryPolicy {
   maxServerDelayMs: number;
 }
 
+/** 8 attempts, backoff from 1 s up to 30 s, 180 s in all, server waits capped at 60 s. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 8,
   baseDelayMs: 1000,

@@ -22,9 +22,13 @@ function sharedState(): SharedState {
   return (holder[SHARED_KEY] ??= { dispatchers: new Map(), budgets: new Map() });
 }
 
+/** The keep-alive dispatcher's own timeouts, in ms. */
 export interface DispatcherTimeouts {
+  /** Establishing the connection (TCP and TLS). */
   connectMs: number;
+  /** From the request sent to the response headers. */
   headersMs: number;
+  /** Between two chunks of the body (idle time, not the whole body: see `AttemptTimeouts.totalMs`). */
   bodyMs: number;
 }
 

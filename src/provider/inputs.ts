@@ -23,7 +23,7 @@ export function endpointIdField() {
   });
 }
 
-/** Longest wait any input may ask for. */
+/** Longest wait any timeout input may ask for, in seconds: 86400 (a day). */
 export const MAX_TIMEOUT_SECONDS = 24 * 3600;
 
 /** A finite, positive number of seconds, at most a day: never NaN, never a tight loop or a year. */

@@ -36,10 +36,15 @@ export interface ServiceRunStateInputs {
   deleteTimeoutSeconds?: number;
 }
 
+/** One endpoint of the service, as kept in the outputs (absent values as "" or 0; never undefined). */
 export interface EndpointOutput {
+  /** `https`, `nativesecure` or `mysql` (or a protocol the API adds later). */
   protocol: string;
+  /** Host name. */
   host: string;
+  /** Port number. */
   port: number;
+  /** Username of the endpoint, or null. */
   username: string | null;
 }
 

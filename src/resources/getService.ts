@@ -10,6 +10,7 @@ import { apiClientFor } from "../provider/context";
  * The client is built per call and dropped: nothing holding the key secret is kept or captured.
  */
 
+/** Arguments of `getService`: plain values. */
 export interface GetServiceArgs {
   /** Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
   organizationId?: string;
@@ -17,6 +18,7 @@ export interface GetServiceArgs {
   serviceId: string;
 }
 
+/** Arguments of `getServiceOutput`: values or Outputs (e.g. another resource's `serviceId`). */
 export interface GetServiceOutputArgs {
   /** Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
   organizationId?: pulumi.Input<string>;

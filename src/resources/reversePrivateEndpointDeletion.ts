@@ -48,6 +48,7 @@ export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
   declare public readonly serviceId: pulumi.Output<string>;
   /** The reverse private endpoint deleted when this resource is destroyed or replaced. */
   declare public readonly reversePrivateEndpointId: pulumi.Output<string>;
+  /** How long the DELETE on destroy may take, in seconds. */
   declare public readonly timeoutSeconds: pulumi.Output<number>;
 
   /**

@@ -77,6 +77,7 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
   declare public readonly timeoutSeconds: pulumi.Output<number>;
   /** Whether create/update waited for the state. */
   declare public readonly waitForState: pulumi.Output<boolean>;
+  /** What destroy does to the service: `leave` or `stop`. */
   declare public readonly onDestroy: pulumi.Output<"leave" | "stop">;
   /** The state last seen by the API (after create, update or refresh). */
   declare public readonly observedState: pulumi.Output<string>;
