@@ -111,7 +111,12 @@ async function main() {
       let label = `node ${row.node}`;
       try {
         const bin = nodeBinary(row.node);
-        const env = { ...process.env, PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH}` };
+        // DBCLOUD_CI_VARIANT tells the tests that package.json is a variant's, not the committed one.
+        const env = {
+          ...process.env,
+          PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH}`,
+          DBCLOUD_CI_VARIANT: row.variant ?? "",
+        };
         let cwd = root;
         if (row.variant) {
           cwd = copyOfTree();

@@ -130,7 +130,9 @@ describe("lock files in step with package.json", () => {
     assert.deepEqual(pick(rootOf(join(root, "package-lock.json"))), pick(pkg));
   });
 
-  it("every CI variant's lock records package.json as that variant changes it", () => {
+  it("every CI variant's lock records package.json as that variant changes it", function () {
+    // In a variant's CI row package.json is already that variant's: the check above covers it.
+    if (process.env.DBCLOUD_CI_VARIANT) this.skip();
     const { variants, variantPackageJson, lockPath } = require("../../.ci/lock-variants.js");
     const names = Object.keys(variants).filter((name) => name !== "//");
     assert.ok(names.length > 0);
