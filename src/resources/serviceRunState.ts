@@ -1,9 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
 import type { EndpointOutput } from "../provider/serviceRunState";
+import type { TransitionSeconds } from "../provider/transitions";
 import { programOrganizationId, timeoutFromCustomTimeouts } from "./programDefaults";
 
 export type { EndpointOutput } from "../provider/serviceRunState";
+export type { TransitionSeconds } from "../provider/transitions";
 
 /**
  * The implementation, loaded by package name when a provider method runs. Kept in this file on
@@ -65,6 +67,8 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
   declare public readonly serviceName: pulumi.Output<string>;
   declare public readonly databaseVersion: pulumi.Output<string>;
   declare public readonly endpoints: pulumi.Output<EndpointOutput[]>;
+  /** How long the service's last few starts and stops took, in seconds: what the next converge expects. */
+  declare public readonly transitionSeconds: pulumi.Output<TransitionSeconds>;
 
   constructor(name: string, args: ServiceRunStateArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ServiceRunState";
@@ -81,6 +85,7 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
         serviceName: undefined,
         databaseVersion: undefined,
         endpoints: undefined,
+        transitionSeconds: undefined,
       },
       opts,
       "dbcloud",
