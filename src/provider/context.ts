@@ -1,8 +1,11 @@
+import { createHash } from "node:crypto";
 import { ApiClient } from "../api/client";
 import { systemClock, type Clock } from "../api/clock";
+import { formatRateLimit } from "../api/rateBudget";
 import { DEFAULT_RETRY_POLICY } from "../api/retry";
-import { resolveConfig, stackSetting, timeScale } from "./config";
-import { DEFAULT_TUNING, type ConvergeTuning, type ProgressLog } from "./converge";
+import { resolveConfig, stackSetting, timeScale, type ResolvedConfig } from "./config";
+import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning, type ProgressLog } from "./converge";
+import { processPrior, type TransitionSamples } from "./transitions";
 
 /**
  * What a provider method needs at run time, built from the stack config handed to `configure`
@@ -12,9 +15,10 @@ import { DEFAULT_TUNING, type ConvergeTuning, type ProgressLog } from "./converg
 export interface ProviderContext {
   client: ApiClient;
   clock: Clock;
-  random: () => number;
   log: ProgressLog;
   tuning: ConvergeTuning;
+  /** The transitions this process watched (process-wide, shared by every context). */
+  prior: TransitionSamples;
 }
 
 /** How long a read (refresh, or the GET of an endpoint's create) may take in all, retries included. */
@@ -31,9 +35,40 @@ export const consoleLog: ProgressLog = {
   warn: (line) => console.error(`[dbcloud] warning: ${line}`),
 };
 
+/**
+ * Contexts built so far in this process, by a hash of the resolved configuration: building a
+ * client (URL checks, the secret's encoded forms, the Basic token) costs more than a loopback
+ * request. The key holds a hash of the secret, never the secret; the client keeps it in
+ * non-enumerable fields that neither JSON nor inspect shows.
+ */
+const contexts = new Map<string, ProviderContext>();
+
+function contextKey(config: ResolvedConfig, scale: number): string {
+  const hash = createHash("sha256");
+  for (const part of [
+    config.apiUrl,
+    config.keyId,
+    config.keySecret,
+    formatRateLimit(config.rateLimit),
+    scale,
+  ])
+    hash.update(`${part}\n`);
+  return hash.digest("hex");
+}
+
 export function providerContext(): ProviderContext {
   const config = resolveConfig(stackSetting, process.env);
   const scale = timeScale();
+  const key = contextKey(config, scale);
+  let context = contexts.get(key);
+  if (!context) {
+    context = buildContext(config, scale);
+    contexts.set(key, context);
+  }
+  return context;
+}
+
+function buildContext(config: ResolvedConfig, scale: number): ProviderContext {
   const log = consoleLog;
   const client = new ApiClient({
     apiUrl: config.apiUrl,
@@ -46,12 +81,6 @@ export function providerContext(): ProviderContext {
     },
     log: (line) => log.info(line),
   });
-  const tuning: ConvergeTuning = {
-    ...DEFAULT_TUNING,
-    firstPollMs: DEFAULT_TUNING.firstPollMs * scale,
-    maxPollMs: DEFAULT_TUNING.maxPollMs * scale,
-    commandGraceMs: DEFAULT_TUNING.commandGraceMs * scale,
-    progressEveryMs: DEFAULT_TUNING.progressEveryMs * scale,
-  };
-  return { client, clock: systemClock, random: Math.random, log, tuning };
+  const tuning = scaleTuning(DEFAULT_TUNING, scale);
+  return { client, clock: systemClock, log, tuning, prior: processPrior() };
 }
