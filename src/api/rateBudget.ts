@@ -161,24 +161,56 @@ export class RateBudget {
 
   private async acquireSlot(deadline: number | undefined): Promise<number> {
     const started = this.clock.now();
+    let at: number | undefined;
     for (;;) {
+      if (at === undefined) {
+        const now = this.clock.now();
+        const slot = this.ledger.update((state) => {
+          const next = this.slotAt(state, now);
+          if (deadline === undefined || next <= deadline) state.grants.push(next);
+          return next;
+        });
+        if (deadline !== undefined && slot > deadline) throw new BudgetDeadlineError(slot, deadline);
+        at = slot;
+      }
       const now = this.clock.now();
-      const at = this.ledger.update((state) => {
-        const slot = this.slotAt(state, now);
-        if (deadline === undefined || slot <= deadline) state.grants.push(slot);
-        return slot;
-      });
-      if (deadline !== undefined && at > deadline) throw new BudgetDeadlineError(at, deadline);
       if (at > now) await this.clock.sleep(at - now);
+      const reserved = at;
       // A 429 seen while we waited pauses us too: give the slot back and queue after the pause.
-      const blockedUntil = this.ledger.update((state) => {
-        if (state.blockedUntil > at) release(state, at);
-        return state.blockedUntil;
+      // Grants re-dated to their answers since we reserved may push our slot a little later.
+      const admitted = this.ledger.update((state) => {
+        if (state.blockedUntil > reserved) {
+          release(state, reserved);
+          return undefined;
+        }
+        const admit = this.admitAt(state, reserved);
+        if (admit > reserved) moveGrant(state, reserved, admit);
+        return admit;
       });
-      if (blockedUntil > at) continue;
-      this.granted(at - started);
-      return at;
+      if (admitted === undefined) {
+        at = undefined;
+        continue;
+      }
+      if (admitted > reserved) {
+        if (deadline !== undefined && admitted > deadline) {
+          this.ledger.update((state) => release(state, admitted));
+          throw new BudgetDeadlineError(admitted, deadline);
+        }
+        at = admitted;
+        continue;
+      }
+      this.granted(reserved - started);
+      return reserved;
     }
+  }
+
+  /** The earliest time from `at` on at which the grant reserved at `at` fits the window (later reservations not counted). */
+  private admitAt(state: LedgerState, at: number): number {
+    const earlier = state.grants.filter((grant) => grant <= at);
+    earlier.splice(earlier.lastIndexOf(at), 1);
+    const requests = Math.max(1, Math.floor(this.limit.requests * this.rateFraction(at)));
+    if (earlier.length < requests) return at;
+    return Math.max(at, earlier[earlier.length - requests] + this.limit.windowMs + this.marginMs);
   }
 
   /** Pauses every grant until `timeMs` (a 429 told us the window is spent), and lowers the rate. */

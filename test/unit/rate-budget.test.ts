@@ -81,6 +81,21 @@ describe("rate budget: polls after commands, most likely done first (virtual clo
   });
 });
 
+describe("rate budget: a grant counts from its answer (virtual clock)", () => {
+  it("a slow answer pushes the slots reserved after it, so a server window opened late is respected", async () => {
+    const { clock, run } = virtualClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
+    const first = await budget.take(); // granted at 0, its request still on its way
+    let secondAt: number | undefined;
+    const second = budget.acquire().then(() => (secondAt = clock.now())); // reserved for 1000
+    await run(400);
+    first.answered(); // the server saw it at 400 at the latest: its window may close only at 1400
+    await run(5_000);
+    await second;
+    assert.equal(secondAt, 1_400);
+  });
+});
+
 describe("rate budget: adapts to 429s (virtual clock)", () => {
   it("cuts the rate on a 429, once per window, and recovers along a cubic curve", async () => {
     const { clock, run } = virtualClock();
