@@ -1,9 +1,16 @@
 import { createHash } from "node:crypto";
 import { ApiClient } from "../api/client";
 import { systemClock, type Clock } from "../api/clock";
-import { formatRateLimit } from "../api/rateBudget";
 import { DEFAULT_RETRY_POLICY } from "../api/retry";
-import { resolveConfig, stackSetting, timeScale, type ResolvedConfig } from "./config";
+import {
+  CONFIG_SETTINGS,
+  readSetting,
+  resolveConfig,
+  stackSetting,
+  timeScale,
+  type ResolvedConfig,
+  type SettingName,
+} from "./config";
 import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning, type ProgressLog } from "./converge";
 import { processPrior, type TransitionSamples } from "./transitions";
 
@@ -36,33 +43,28 @@ export const consoleLog: ProgressLog = {
 };
 
 /**
- * Contexts built so far in this process, by a hash of the resolved configuration: building a
+ * Contexts built so far in this process, by a hash of the raw configuration: building a
  * client (URL checks, the secret's encoded forms, the Basic token) costs more than a loopback
  * request. The key holds a hash of the secret, never the secret; the client keeps it in
  * non-enumerable fields that neither JSON nor inspect shows.
  */
 const contexts = new Map<string, ProviderContext>();
 
-function contextKey(config: ResolvedConfig, scale: number): string {
+/** A hash of every raw setting the context depends on (the secret among them, so only its hash is kept). */
+function contextKey(): string {
   const hash = createHash("sha256");
-  for (const part of [
-    config.apiUrl,
-    config.keyId,
-    config.keySecret,
-    formatRateLimit(config.rateLimit),
-    scale,
-  ])
-    hash.update(`${part}\n`);
+  for (const name of Object.keys(CONFIG_SETTINGS) as SettingName[])
+    hash.update(`${readSetting(name, stackSetting, process.env) ?? ""}\n`);
+  hash.update(process.env.DBCLOUD_TIME_SCALE ?? "");
   return hash.digest("hex");
 }
 
 export function providerContext(): ProviderContext {
-  const config = resolveConfig(stackSetting, process.env);
-  const scale = timeScale();
-  const key = contextKey(config, scale);
+  // Same raw settings, same context: resolving and checking them again would only cost time.
+  const key = contextKey();
   let context = contexts.get(key);
   if (!context) {
-    context = buildContext(config, scale);
+    context = buildContext(resolveConfig(stackSetting, process.env), timeScale());
     contexts.set(key, context);
   }
   return context;

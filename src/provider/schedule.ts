@@ -31,7 +31,7 @@ export interface ScheduleTuning {
 export const DEFAULT_SCHEDULE: ScheduleTuning = {
   defaultPollMs: 5_000,
   densePollMinMs: 500,
-  densePollMaxMs: 1_500,
+  densePollMaxMs: 1_000,
   pollWorthMaxMs: 1_000,
   pollWorthMinMs: 200,
   shortWindowMs: 3_000,
@@ -90,9 +90,10 @@ export function densePlan(
 
 /**
  * When the next poll should go, in ms after the command, given that it is now `elapsedMs` after
- * it: nothing known, every `defaultPollMs` on a grid from the command; known, sleep through to the
- * first dense poll, then one every `everyMs` on a grid, and past the window's end back off
- * (a quarter of the overrun, at least `everyMs`, at most `maxPollMs`). On a grid, time a poll
+ * it (the last answer's time): nothing known, `defaultPollMs` later, as a constant poller does
+ * (so never worse than one, in requests or lateness); known, sleep through to the first dense
+ * poll, then one every `everyMs` on a grid from it, and past the window's end back off (a
+ * quarter of the overrun, at least `everyMs`, at most `maxPollMs`). On the grid, time a poll
  * spent queued for the rate budget counts toward its interval.
  */
 export function nextPollAt(
@@ -103,8 +104,8 @@ export function nextPollAt(
   const onGrid = (start: number, every: number) =>
     // (a hair of tolerance: a clock advanced by these very intervals lands a rounding error short)
     elapsedMs < start ? start : start + (Math.floor((elapsedMs - start) / every + 1e-9) + 1) * every;
-  if (!estimate)
-    return Math.max(onGrid(tuning.defaultPollMs, tuning.defaultPollMs), elapsedMs + tuning.defaultPollMs / 4);
+  // Nothing known: exactly a constant poller, 5 s after each answer.
+  if (!estimate) return elapsedMs + tuning.defaultPollMs;
   const { firstMs, everyMs } = densePlan(estimate, tuning);
   if (elapsedMs < firstMs) return firstMs;
   if (elapsedMs < estimate.highMs) return Math.max(onGrid(firstMs, everyMs), elapsedMs + everyMs / 4);
@@ -126,13 +127,16 @@ export function doneLikelihood(elapsedMs: number, estimate: TransitionEstimate |
  * The length of a transition seen by polls: it ended after the last answer that showed it going
  * on (`lastPendingMs`) and before the one that showed it done (`doneMs`). The middle of that span,
  * narrowed to the window expected beforehand when they overlap (a long sleep before the first
- * poll would otherwise halve the sample).
+ * poll would otherwise halve the sample); with no window and no pending answer, the bound itself.
  */
 export function observedDuration(
   lastPendingMs: number,
   doneMs: number,
   estimate: TransitionEstimate | undefined,
 ): number {
+  // Nothing known and nothing seen pending after the command: the first poll says only "at most
+  // this long". Take that bound; half of it would teach the next converge to poll far too early.
+  if (!estimate && lastPendingMs <= 0) return Math.max(0, doneMs);
   let low = Math.max(0, lastPendingMs);
   let high = Math.max(low, doneMs);
   if (estimate && estimate.lowMs < high && estimate.highMs > low) {

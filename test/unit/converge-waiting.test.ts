@@ -115,7 +115,7 @@ describe("converge: waiting and commands", () => {
     // One long sleep to the first dense poll, well into the window.
     assert.equal(s.sleeps[0], plan.firstMs);
     assert.ok(plan.firstMs > estimate.lowMs && plan.firstMs < 60_000, `first poll at ${plan.firstMs}`);
-    // Then evenly spaced polls, at most 1.5 s apart, until the window's end.
+    // Then evenly spaced polls, at most densePollMaxMs apart, until the window's end.
     const dense = s.sleeps
       .slice(1)
       .filter((_, i) => plan.firstMs + (i + 1) * plan.everyMs <= estimate.highMs);
@@ -147,7 +147,8 @@ describe("converge: waiting and commands", () => {
     // Its own history wins over the prior.
     const third = scripted(["stopped", "starting", "running"], ["starting"]);
     await converge(request({ history: { start: [10_000], stop: [] } }), { ...third.deps, prior });
-    assert.ok(third.sleeps[0] < 10_000, `first poll after ${third.sleeps[0]} ms`);
+    assert.equal(third.sleeps[0], densePlan(estimateTransition([10_000])!, DEFAULT_TUNING).firstMs);
+    assert.ok(third.sleeps[0] < 12_000, `first poll after ${third.sleeps[0]} ms`);
   });
 
   it("records no sample when the command was re-sent or the service never moved from it", async () => {
@@ -167,13 +168,17 @@ describe("converge: waiting and commands", () => {
     const getService = s.deps.client.getService;
     let gets = 0;
     s.deps.client.getService = async () => {
-      if (gets++ > 0) await s.deps.clock.sleep(3_000); // every poll waits 3 s for a slot
+      if (gets++ > 0) await s.deps.clock.sleep(300); // every poll waits 0.3 s for a slot
       return getService();
     };
-    await converge(request(), s.deps);
-    // Sleeps include the 3 s queue waits; the polls themselves stay on the 5 s grid.
-    const pollSleeps = s.sleeps.filter((ms) => ms !== 3_000);
-    assert.deepEqual(pollSleeps, [5_000, 2_000, 2_000, 2_000]);
+    const history = { start: [60_000], stop: [] };
+    await converge(request({ history }), s.deps);
+    const { firstMs, everyMs } = densePlan(estimateTransition(history.start)!, DEFAULT_TUNING);
+    // The polls stay on their grid: each sleep is the interval less the time queued.
+    const pollSleeps = s.sleeps.filter((ms) => ms !== 300);
+    assert.equal(pollSleeps[0], firstMs);
+    assert.equal(pollSleeps.length, 4, "a first poll and three on the grid");
+    for (const sleep of pollSleeps.slice(1)) assert.ok(Math.abs(sleep - (everyMs - 300)) < 1e-6, `${sleep}`);
   });
 
   it("marks its polls for the budget, with a likelihood of being done that rises with time; reads and commands unmarked", async () => {

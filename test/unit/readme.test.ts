@@ -58,7 +58,7 @@ describe("README tells the truth about defaults", () => {
   it("states the waiting knobs", () => {
     includes(`last ${OWN_HISTORY_LENGTH} of each direction in \`transitionSeconds\``);
     includes(`the last ${PRIOR_HISTORY_LENGTH}\n  transitions of each direction it watched`);
-    includes(`a poll every ${s(DEFAULT_TUNING.defaultPollMs)} from the command`);
+    includes(`a poll ${s(DEFAULT_TUNING.defaultPollMs)} after each answer`);
     includes(`polls ${s(DEFAULT_TUNING.densePollMinMs)} to ${s(DEFAULT_TUNING.densePollMaxMs)} apart`);
     includes(`never more than ${s(DEFAULT_TUNING.maxPollMs)} apart`);
     includes(`grace period (${s(DEFAULT_TUNING.commandGraceMs)})`);

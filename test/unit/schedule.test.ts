@@ -41,12 +41,20 @@ function mulberry32(seed: number) {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 describe("polling schedule (pure)", () => {
-  it("knowing nothing, polls every 5 s on a grid from the command: a constant poller", () => {
+  it("knowing nothing, polls 5 s after each answer: exactly a constant poller", () => {
     assert.deepEqual(pollsUntil(21_000, undefined), [5_000, 10_000, 15_000, 20_000, 25_000]);
-    // A poll that waited in the queue (asked at 5 s, answered at 8 s) does not push the grid.
-    assert.equal(nextPollAt(8_000, undefined, tuning), 10_000);
+    assert.equal(nextPollAt(8_000, undefined, tuning), 13_000);
+  });
+
+  it("knowing, keeps the dense polls on a grid: time a poll spent queued counts toward its interval", () => {
+    const estimate = { lowMs: 48_000, highMs: 72_000 };
+    const { firstMs, everyMs } = densePlan(estimate, tuning);
+    // Asked at firstMs, answered later after queueing: the next is still firstMs + everyMs.
+    assert.ok(Math.abs(nextPollAt(firstMs + everyMs * 0.6, estimate, tuning) - (firstMs + everyMs)) < 1e-6);
     // But never two polls back to back: at least a quarter interval apart.
-    assert.equal(nextPollAt(9_900, undefined, tuning), 9_900 + 5_000 / 4);
+    assert.ok(
+      Math.abs(nextPollAt(firstMs + everyMs * 0.9, estimate, tuning) - (firstMs + everyMs * 1.15)) < 1e-6,
+    );
   });
 
   it("estimates from the service's own history first, then the process prior, else nothing", () => {
@@ -59,7 +67,7 @@ describe("polling schedule (pure)", () => {
     assert.equal(estimateTransition([NaN, -1], []), undefined, "garbage is not history");
   });
 
-  it("sleeps to the first dense poll inside the window, polls at most 1.5 s apart to its end, then backs off to 10 s", () => {
+  it("sleeps to the first dense poll inside the window, polls at most 1 s apart to its end, then backs off to 10 s", () => {
     const estimate = { lowMs: 240_000, highMs: 360_000 };
     const plan = densePlan(estimate, tuning);
     assert.ok(plan.firstMs > 240_000 && plan.firstMs < 270_000, `first ${plan.firstMs}`);
@@ -88,6 +96,8 @@ describe("polling schedule (pure)", () => {
 
   it("measures a transition as the middle of the span where it ended, narrowed by what was expected", () => {
     assert.equal(observedDuration(55_000, 60_000, undefined), 57_500);
+    // Nothing known, and the first poll found it done: only a bound, kept as it is.
+    assert.equal(observedDuration(0, 5_000, undefined), 5_000);
     // Slept from 0 to 50 s: the window [40, 60] says more than [0, 50].
     assert.equal(observedDuration(0, 50_000, { lowMs: 40_000, highMs: 60_000 }), 45_000);
     assert.equal(
