@@ -3,7 +3,13 @@ import type { z } from "zod";
 import { systemClock, type Clock } from "./clock";
 import { ApiError, ApiTimeoutError, ConfigurationError, ResponseValidationError } from "./errors";
 import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
-import { BudgetDeadlineError, DEFAULT_RATE_LIMIT, type RateBudget, type RateLimit } from "./rateBudget";
+import {
+  BudgetDeadlineError,
+  DEFAULT_RATE_LIMIT,
+  type PollHint,
+  type RateBudget,
+  type RateLimit,
+} from "./rateBudget";
 import { basicAuthorization, secretForms } from "./redact";
 import {
   DEFAULT_RETRY_POLICY,
@@ -69,6 +75,8 @@ export interface RequestOptions {
   deadline?: number;
   /** For commands: shared count of sends that may have been applied; no send past its max. */
   applyBudget?: ApplyBudget;
+  /** Marks a waiter's poll: the rate budget serves it after commands and first reads. */
+  poll?: PollHint;
 }
 
 /** What the read and state-change operations return. */
@@ -261,9 +269,11 @@ export class ApiClient {
             }),
         );
       }
+      let slot: { waitedMs: number; answered(): void } | undefined;
       if (this.budget) {
         try {
-          this.stats.budgetWaitMs += await this.budget.acquire(deadline);
+          slot = await this.budget.take(deadline, options.poll);
+          this.stats.budgetWaitMs += slot.waitedMs;
         } catch (error) {
           if (error instanceof BudgetDeadlineError) outOfTime(error.message);
           throw error;
@@ -285,6 +295,7 @@ export class ApiClient {
         timeouts: this.timeouts,
         totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs ?? Infinity),
       });
+      slot?.answered();
       this.count(result.label);
       if (applyBudget && !REFUSALS.includes(result.label)) applyBudget.used++;
       if (result.ok) return { value: result.value as z.infer<S>, requestId: result.requestId };

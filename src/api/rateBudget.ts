@@ -51,84 +51,289 @@ export class BudgetDeadlineError extends Error {
   }
 }
 
+/** What the budget's grants are recorded in: this process's memory, or a file shared by processes. */
+export interface LedgerState {
+  /** Grant times, ascending; may lie in the future (reserved by waiters). */
+  grants: number[];
+  /** No grant before this time (a 429 told us the window is spent). */
+  blockedUntil: number;
+}
+
+export interface BudgetLedger {
+  /** Runs `change` on the state atomically (across processes, for a shared ledger) and returns its result. */
+  update<T>(change: (state: LedgerState) => T): T;
+}
+
+export class MemoryLedger implements BudgetLedger {
+  private readonly state: LedgerState;
+  constructor(initial: LedgerState = { grants: [], blockedUntil: 0 }) {
+    this.state = initial;
+  }
+  update<T>(change: (state: LedgerState) => T): T {
+    return change(this.state);
+  }
+}
+
+/** Marks a request as a waiter's poll, and says how likely it is to find its service done (0 to 1). */
+export interface PollHint {
+  likelihood(): number;
+}
+
+/**
+ * How the budget adapts to a server that throttles anyway (other tools, other machines on the
+ * same key): the AWS SDKs' adaptive mode, kept small. A 429 cuts the rate to `decrease` times
+ * what it was (at most once a window, never under `floor`); it then climbs back to the full
+ * limit over `recoverWindows` windows along a cubic curve, quickly at first and flattening as it
+ * nears the limit (the concave half of the SDKs' CUBIC curve: the limit is known, no probing past it).
+ */
+export const ADAPTIVE_RATE = { decrease: 0.7, floor: 0.2, recoverWindows: 6 };
+
+/** The safety margin added to each window: 100 ms for the real 10 s window, 1 % of shorter ones (at least 20 ms). */
+export function defaultMarginMs(limit: RateLimit): number {
+  return Math.min(100, Math.max(20, limit.windowMs / 100));
+}
+
+interface PollWaiter {
+  since: number;
+  deadline: number | undefined;
+  hint: PollHint;
+  /** Called with the grant's time. */
+  resolve(at: number): void;
+  reject(error: Error): void;
+}
+
 /**
  * A sliding-window budget: at most `requests` grants in any span of `windowMs` (+ a safety
  * margin for network jitter), which also satisfies a server counting in fixed windows.
- * Grants are handed out in arrival order. After a 429 the whole budget pauses until the
- * server's reset, since every caller shares the same key: requests already waiting for a slot
- * included (a waiter whose slot falls inside a pause takes a new one after it).
+ *
+ * Two classes of request. Commands and first reads (every request without a `PollHint`) reserve
+ * the next slot at once, in arrival order. Polls reserve nothing ahead: a poll is granted only
+ * when a slot is free and no reservation is waiting, and among the polls waiting then, the one
+ * most likely to find its service done goes first (ties in arrival order).
+ *
+ * After a 429 the whole budget pauses until the server's reset, since every caller shares the
+ * same key: requests already waiting for a slot included (a waiter whose slot falls inside a
+ * pause takes a new one after it); and the rate adapts (see `ADAPTIVE_RATE`).
  */
 export class RateBudget {
   /** The requests per window this budget hands out. */
   readonly limit: RateLimit;
   private readonly clock: Clock;
   private readonly marginMs: number;
-  /** Grant times, ascending; may lie in the future (reserved by waiters). */
-  private grants: number[] = [];
-  private blockedUntil = 0;
+  private readonly ledger: BudgetLedger;
+  private polls: PollWaiter[] = [];
+  private wakeAt = Infinity;
+  /** Adaptive rate: the fraction of the limit right after the last throttle, and when it was. */
+  private throttledTo = 1;
+  private throttledAt = -Infinity;
   /** Totals for diagnostics and the benchmark. */
-  readonly stats = { granted: 0, waited: 0, waitedMs: 0 };
+  readonly stats = { granted: 0, waited: 0, waitedMs: 0, throttles: 0 };
 
-  constructor(limit: RateLimit, clock: Clock, marginMs = 100) {
+  constructor(limit: RateLimit, clock: Clock, marginMs = defaultMarginMs(limit), ledger?: BudgetLedger) {
     this.limit = limit;
     this.clock = clock;
     this.marginMs = marginMs;
+    this.ledger = ledger ?? new MemoryLedger();
   }
 
   /**
-   * Reserves the next slot and waits for it. Resolves with the time waited, in ms. With a
-   * deadline, throws `BudgetDeadlineError` (reserving nothing) when the slot lies past it.
+   * Waits for a slot and takes it. Resolves with the time waited, in ms. With a deadline, throws
+   * `BudgetDeadlineError` (reserving nothing) when the slot lies past it; a poll that is still
+   * waiting when its deadline comes fails then.
    */
-  async acquire(deadline?: number): Promise<number> {
+  async acquire(deadline?: number, poll?: PollHint): Promise<number> {
+    return (await this.take(deadline, poll)).waitedMs;
+  }
+
+  /**
+   * `acquire`, and a way to say when the answer came: the grant then counts from that time, a
+   * bound on when the server saw the request however long it took to get there. A server window
+   * that opened with it cannot still be open when the slot that needs it closed comes round, so
+   * the margin only has to cover clock rounding, not network or load jitter.
+   */
+  async take(deadline?: number, poll?: PollHint): Promise<{ waitedMs: number; answered(): void }> {
     const started = this.clock.now();
+    const at = poll ? await this.acquirePoll(deadline, poll) : await this.acquireSlot(deadline);
+    return {
+      waitedMs: at - started,
+      answered: () => {
+        const now = this.clock.now();
+        if (now > at) this.ledger.update((state) => moveGrant(state, at, now));
+      },
+    };
+  }
+
+  private async acquireSlot(deadline: number | undefined): Promise<number> {
+    const started = this.clock.now();
+    let at: number | undefined;
     for (;;) {
+      if (at === undefined) {
+        const now = this.clock.now();
+        const slot = this.ledger.update((state) => {
+          const next = this.slotAt(state, now);
+          if (deadline === undefined || next <= deadline) state.grants.push(next);
+          return next;
+        });
+        if (deadline !== undefined && slot > deadline) throw new BudgetDeadlineError(slot, deadline);
+        at = slot;
+      }
       const now = this.clock.now();
-      const at = this.nextGrantAt(now);
-      if (deadline !== undefined && at > deadline) throw new BudgetDeadlineError(at, deadline);
-      this.grants.push(at);
       if (at > now) await this.clock.sleep(at - now);
+      const reserved = at;
       // A 429 seen while we waited pauses us too: give the slot back and queue after the pause.
-      if (this.blockedUntil > at) {
-        this.release(at);
+      // Grants re-dated to their answers since we reserved may push our slot a little later.
+      const admitted = this.ledger.update((state) => {
+        if (state.blockedUntil > reserved) {
+          release(state, reserved);
+          return undefined;
+        }
+        const admit = this.admitAt(state, reserved);
+        if (admit > reserved) moveGrant(state, reserved, admit);
+        return admit;
+      });
+      if (admitted === undefined) {
+        at = undefined;
         continue;
       }
-      const waitedMs = at - started;
-      this.stats.granted++;
-      if (waitedMs > 0) {
-        this.stats.waited++;
-        this.stats.waitedMs += waitedMs;
+      if (admitted > reserved) {
+        if (deadline !== undefined && admitted > deadline) {
+          this.ledger.update((state) => release(state, admitted));
+          throw new BudgetDeadlineError(admitted, deadline);
+        }
+        at = admitted;
+        continue;
       }
-      return waitedMs;
+      this.granted(reserved - started);
+      return reserved;
     }
   }
 
-  /** Pauses every grant until `timeMs` (a 429 told us the window is spent). */
+  /** The earliest time from `at` on at which the grant reserved at `at` fits the window (later reservations not counted). */
+  private admitAt(state: LedgerState, at: number): number {
+    const earlier = state.grants.filter((grant) => grant <= at);
+    earlier.splice(earlier.lastIndexOf(at), 1);
+    const requests = Math.max(1, Math.floor(this.limit.requests * this.rateFraction(at)));
+    if (earlier.length < requests) return at;
+    return Math.max(at, earlier[earlier.length - requests] + this.limit.windowMs + this.marginMs);
+  }
+
+  /** Pauses every grant until `timeMs` (a 429 told us the window is spent), and lowers the rate. */
   blockUntil(timeMs: number): void {
-    if (Number.isFinite(timeMs)) this.blockedUntil = Math.max(this.blockedUntil, timeMs);
+    if (!Number.isFinite(timeMs)) return;
+    this.ledger.update((state) => {
+      state.blockedUntil = Math.max(state.blockedUntil, timeMs);
+    });
+    const now = this.clock.now();
+    if (now - this.throttledAt >= this.limit.windowMs) {
+      this.throttledTo = Math.max(ADAPTIVE_RATE.floor, this.rateFraction(now) * ADAPTIVE_RATE.decrease);
+      this.throttledAt = now;
+      this.stats.throttles++;
+    }
+  }
+
+  /** The fraction of the limit in use at `now` (1 unless a 429 lowered it recently). */
+  rateFraction(now = this.clock.now()): number {
+    const recoverMs = ADAPTIVE_RATE.recoverWindows * this.limit.windowMs;
+    const progress = Math.min(1, Math.max(0, (now - this.throttledAt) / recoverMs));
+    return 1 - (1 - this.throttledTo) * (1 - progress) ** 3;
   }
 
   /** The time the next grant would happen, without taking it. */
   nextGrantAt(now = this.clock.now()): number {
-    this.forget(now);
+    return this.ledger.update((state) => this.slotAt(state, now));
+  }
+
+  private slotAt(state: LedgerState, now: number): number {
+    forget(state, now - this.limit.windowMs - this.marginMs);
+    const { grants } = state;
     // Never before an earlier reservation: grants go out in arrival order.
-    let at = Math.max(now, this.blockedUntil, this.grants[this.grants.length - 1] ?? 0);
-    const { requests, windowMs } = this.limit;
-    if (this.grants.length >= requests) {
-      at = Math.max(at, this.grants[this.grants.length - requests] + windowMs + this.marginMs);
+    let at = Math.max(now, state.blockedUntil, grants[grants.length - 1] ?? 0);
+    const requests = Math.max(1, Math.floor(this.limit.requests * this.rateFraction(now)));
+    if (grants.length >= requests) {
+      at = Math.max(at, grants[grants.length - requests] + this.limit.windowMs + this.marginMs);
     }
     return at;
   }
 
-  private release(at: number): void {
-    const index = this.grants.lastIndexOf(at);
-    if (index >= 0) this.grants.splice(index, 1);
+  private granted(waitedMs: number): void {
+    this.stats.granted++;
+    if (waitedMs > 0) {
+      this.stats.waited++;
+      this.stats.waitedMs += waitedMs;
+    }
   }
 
-  /** Drops grants that no longer count against any future window. */
-  private forget(now: number): void {
-    const horizon = now - this.limit.windowMs - this.marginMs;
-    let drop = 0;
-    while (drop < this.grants.length && this.grants[drop] <= horizon) drop++;
-    if (drop > 0) this.grants = this.grants.slice(drop);
+  private acquirePoll(deadline: number | undefined, hint: PollHint): Promise<number> {
+    const now = this.clock.now();
+    const at = this.nextGrantAt(now);
+    if (deadline !== undefined && at > deadline) return Promise.reject(new BudgetDeadlineError(at, deadline));
+    return new Promise((resolve, reject) => {
+      this.polls.push({ since: now, deadline, hint, resolve, reject });
+      this.drain();
+    });
   }
+
+  /** Grants free slots to the waiting polls, most likely done first; then sleeps until the next chance. */
+  private drain(): void {
+    for (;;) {
+      const now = this.clock.now();
+      const expired = this.polls.filter((w) => w.deadline !== undefined && w.deadline < now);
+      if (expired.length) {
+        this.polls = this.polls.filter((w) => !expired.includes(w));
+        const at = this.nextGrantAt(now);
+        for (const w of expired) w.reject(new BudgetDeadlineError(at, w.deadline!));
+      }
+      if (!this.polls.length) return;
+      const busyUntil = this.ledger.update((state) => {
+        const slot = this.slotAt(state, now);
+        if (slot <= now) state.grants.push(now);
+        return slot;
+      });
+      if (busyUntil > now) {
+        const deadlines = this.polls.map((w) => w.deadline ?? Infinity);
+        this.wake(Math.min(busyUntil, ...deadlines.map((d) => d + 1)), now);
+        return;
+      }
+      let best = 0;
+      let bestScore = -Infinity;
+      this.polls.forEach((w, index) => {
+        const score = w.hint.likelihood();
+        if (score > bestScore) [best, bestScore] = [index, score];
+      });
+      const [waiter] = this.polls.splice(best, 1);
+      this.granted(now - waiter.since);
+      waiter.resolve(now);
+    }
+  }
+
+  private wake(at: number, now: number): void {
+    if (this.wakeAt <= at && this.wakeAt > now) return; // an earlier wake-up is already on its way
+    this.wakeAt = at;
+    void this.clock.sleep(Math.max(0, at - now)).then(() => {
+      if (this.wakeAt === at) this.wakeAt = Infinity;
+      this.drain();
+    });
+  }
+}
+
+/** Re-dates a grant (kept in order); nothing when it was already forgotten or released. */
+function moveGrant(state: LedgerState, from: number, to: number): void {
+  const index = state.grants.lastIndexOf(from);
+  if (index < 0) return;
+  state.grants.splice(index, 1);
+  let insert = state.grants.length;
+  while (insert > 0 && state.grants[insert - 1] > to) insert--;
+  state.grants.splice(insert, 0, to);
+}
+
+function release(state: LedgerState, at: number): void {
+  const index = state.grants.lastIndexOf(at);
+  if (index >= 0) state.grants.splice(index, 1);
+}
+
+/** Drops grants that no longer count against any future window. */
+function forget(state: LedgerState, horizon: number): void {
+  let drop = 0;
+  while (drop < state.grants.length && state.grants[drop] <= horizon) drop++;
+  if (drop > 0) state.grants = state.grants.slice(drop);
 }

@@ -1,5 +1,6 @@
 import { Agent } from "undici";
-import type { Clock } from "./clock";
+import { systemClock, type Clock } from "./clock";
+import { FileLedger, ledgerPath } from "./fileLedger";
 import { RateBudget, type RateLimit } from "./rateBudget";
 
 /*
@@ -50,13 +51,18 @@ export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
   return agent;
 }
 
-/** The shared budget of one key at one API (with one limit and clock). */
+/**
+ * The shared budget of one key at one API (with one limit and clock): one per process, and on
+ * the system clock also shared with every other process on this machine through a file.
+ */
 export function sharedBudget(apiUrl: string, keyId: string, limit: RateLimit, clock: Clock): RateBudget {
   const { budgets } = sharedState();
   const key = `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}`;
   let budget = budgets.get(key);
   if (!budget) {
-    budget = new RateBudget(limit, clock);
+    // On the system clock, the grants live in a file every process using this key shares.
+    const ledger = clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit)) : undefined;
+    budget = new RateBudget(limit, clock, undefined, ledger);
     budgets.set(key, budget);
   }
   return budget;

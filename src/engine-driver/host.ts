@@ -37,6 +37,8 @@ export interface DiffResult {
 }
 
 export interface ProviderHost {
+  /** The host's process id (the benchmark reads its memory). */
+  readonly pid: number;
   readonly stdout: string[];
   readonly stderr: string[];
   configure(config: Props): Promise<void>;
@@ -133,6 +135,7 @@ export async function startProviderHost(options: {
   }
 
   return {
+    pid: child.pid!,
     stdout,
     stderr,
     configure(config) {

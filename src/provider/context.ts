@@ -1,8 +1,18 @@
+import { createHash } from "node:crypto";
 import { ApiClient } from "../api/client";
 import { systemClock, type Clock } from "../api/clock";
 import { DEFAULT_RETRY_POLICY } from "../api/retry";
-import { resolveConfig, stackSetting, timeScale, type ResolvedConfig } from "./config";
-import { DEFAULT_TUNING, type ConvergeTuning, type ProgressLog } from "./converge";
+import {
+  CONFIG_SETTINGS,
+  readSetting,
+  resolveConfig,
+  stackSetting,
+  timeScale,
+  type ResolvedConfig,
+  type SettingName,
+} from "./config";
+import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning, type ProgressLog } from "./converge";
+import { processPrior, type TransitionSamples } from "./transitions";
 
 /**
  * What a provider method needs at run time, built from the stack config handed to `configure`
@@ -12,9 +22,10 @@ import { DEFAULT_TUNING, type ConvergeTuning, type ProgressLog } from "./converg
 export interface ProviderContext {
   client: ApiClient;
   clock: Clock;
-  random: () => number;
   log: ProgressLog;
   tuning: ConvergeTuning;
+  /** The transitions this process watched (process-wide, shared by every context). */
+  prior: TransitionSamples;
 }
 
 /** How long a read (refresh, or the GET of an endpoint's create) may take in all, retries included. */
@@ -38,8 +49,9 @@ export const consoleLog: ProgressLog = {
 
 /**
  * The client for a resolved configuration, with retry waits scaled by `DBCLOUD_TIME_SCALE`. The
- * providers build one per call from the stack config given to `configure`; `getService` builds
- * one per call from the program's stack config. Neither keeps it anywhere it could be serialized.
+ * providers keep one per configuration in the host process (`providerContext`); `getService`
+ * builds one per call from the program's stack config. Neither is kept anywhere it could be
+ * serialized.
  */
 export function apiClientFor(config: ResolvedConfig, log: (line: string) => void): ApiClient {
   const scale = timeScale();
@@ -56,17 +68,37 @@ export function apiClientFor(config: ResolvedConfig, log: (line: string) => void
   });
 }
 
+/**
+ * Contexts built so far in this process, by a hash of the raw configuration: building a
+ * client (URL checks, the secret's encoded forms, the Basic token) costs more than a loopback
+ * request. The key holds a hash of the secret, never the secret; the client keeps it in
+ * non-enumerable fields that neither JSON nor inspect shows.
+ */
+const contexts = new Map<string, ProviderContext>();
+
+/** A hash of every raw setting the context depends on (the secret among them, so only its hash is kept). */
+function contextKey(): string {
+  const hash = createHash("sha256");
+  for (const name of Object.keys(CONFIG_SETTINGS) as SettingName[])
+    hash.update(`${readSetting(name, stackSetting, process.env) ?? ""}\n`);
+  hash.update(process.env.DBCLOUD_TIME_SCALE ?? "");
+  return hash.digest("hex");
+}
+
 export function providerContext(): ProviderContext {
-  const config = resolveConfig(stackSetting, process.env);
-  const scale = timeScale();
+  // Same raw settings, same context: resolving and checking them again would only cost time.
+  const key = contextKey();
+  let context = contexts.get(key);
+  if (!context) {
+    context = buildContext(resolveConfig(stackSetting, process.env), timeScale());
+    contexts.set(key, context);
+  }
+  return context;
+}
+
+function buildContext(config: ResolvedConfig, scale: number): ProviderContext {
   const log = consoleLog;
   const client = apiClientFor(config, (line) => log.info(line));
-  const tuning: ConvergeTuning = {
-    ...DEFAULT_TUNING,
-    firstPollMs: DEFAULT_TUNING.firstPollMs * scale,
-    maxPollMs: DEFAULT_TUNING.maxPollMs * scale,
-    commandGraceMs: DEFAULT_TUNING.commandGraceMs * scale,
-    progressEveryMs: DEFAULT_TUNING.progressEveryMs * scale,
-  };
-  return { client, clock: systemClock, random: Math.random, log, tuning };
+  const tuning = scaleTuning(DEFAULT_TUNING, scale);
+  return { client, clock: systemClock, log, tuning, prior: processPrior() };
 }

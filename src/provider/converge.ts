@@ -2,16 +2,20 @@ import type { Clock } from "../api/clock";
 import type { ApiClient, ApplyBudget, ServiceCommand } from "../api/client";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
+import {
+  DEFAULT_SCHEDULE,
+  doneLikelihood,
+  estimateTransition,
+  nextPollAt,
+  observedDuration,
+  type ScheduleTuning,
+  type TransitionEstimate,
+} from "./schedule";
 import { decide, type Decision, type DesiredState } from "./stateTable";
+import { emptySamples, learn, type Direction, type TransitionSamples } from "./transitions";
 
 /** Waiting and re-sending knobs. Defaults are for the real service; tests scale them down. */
-export interface ConvergeTuning {
-  /** Delay before the first poll, and after each command. */
-  firstPollMs: number;
-  /** Ceiling of the polling interval. */
-  maxPollMs: number;
-  /** Growth factor of the interval between polls. */
-  pollGrowth: number;
+export interface ConvergeTuning extends ScheduleTuning {
   /** After a command, how long GET may keep showing the old state before the command is re-sent (once). */
   commandGraceMs: number;
   /** At most one progress line this often. */
@@ -28,13 +32,20 @@ export interface ConvergeTuning {
 export const MIN_POLL_MS = 10;
 
 export const DEFAULT_TUNING: ConvergeTuning = {
-  firstPollMs: 1_000,
-  maxPollMs: 10_000,
-  pollGrowth: 1.6,
+  ...DEFAULT_SCHEDULE,
   commandGraceMs: 30_000,
   progressEveryMs: 30_000,
   maxCommands: 3,
 };
+
+/** The tuning with every wait multiplied by `scale` (DBCLOUD_TIME_SCALE); the command bound stays. */
+export function scaleTuning(tuning: ConvergeTuning, scale: number): ConvergeTuning {
+  const scaled = { ...tuning };
+  for (const key of Object.keys(scaled) as (keyof ConvergeTuning)[]) {
+    if (key.endsWith("Ms")) scaled[key] = tuning[key] * scale;
+  }
+  return scaled;
+}
 
 export interface ProgressLog {
   info(line: string): void;
@@ -47,14 +58,20 @@ export interface ConvergeRequest {
   desired: DesiredState;
   timeoutMs: number;
   waitForState: boolean;
+  /** This resource's own earlier transition lengths (from its outputs), ms. */
+  history?: TransitionSamples;
 }
 
 export interface ConvergeDeps {
   client: Pick<ApiClient, "getService" | "changeServiceState">;
   clock: Clock;
-  random: () => number;
   log: ProgressLog;
   tuning: ConvergeTuning;
+  /**
+   * Transitions watched so far by this process, ms: read when the resource has no history of
+   * its own, and every transition watched here is added. Default: a fresh one for this call.
+   */
+  prior?: TransitionSamples;
 }
 
 export interface ConvergeResult {
@@ -65,6 +82,8 @@ export interface ConvergeResult {
   commandsSent: number;
   /** Requests sent (GETs and PATCHes, retries not counted). */
   calls: number;
+  /** The length of the transition this converge commanded and saw end, when it saw one. */
+  transition?: { direction: Direction; ms: number };
 }
 
 /**
@@ -103,8 +122,10 @@ function seconds(ms: number): string {
 
 /**
  * Brings a service to the desired run state: reads it, sends start/stop only when the state
- * table says so, never against a transition in progress, and waits (polling with growing,
- * jittered intervals, bounded by the deadline, with a last poll just before it) until it is there.
+ * table says so, never against a transition in progress, and waits until it is there: guided by
+ * how long such a transition took before (see `schedule.ts`), bounded by the deadline, with a
+ * last poll just before it, every poll through the rate budget as a poll (after commands and
+ * first reads, most-likely-done first).
  */
 export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Promise<ConvergeResult> {
   const { client, clock, log, tuning } = deps;
@@ -121,7 +142,12 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
   let commandMaybeApplied = false; // a PATCH whose answer was lost or unreadable
   let calls = 0;
   let service: Service | undefined;
-  let polls = 0; // polls since the last command, for the interval's growth
+  const prior = deps.prior ?? emptySamples();
+  const history = request.history ?? emptySamples();
+  // The last command's direction and what was expected of it; the last answer that showed it going on.
+  let direction: Direction | undefined;
+  let estimate: TransitionEstimate | undefined;
+  let lastPendingAt = 0;
   let lastProgressAt = started;
   let resent = false;
   // What the service looked like when the last command was sent, and whether a GET has shown
@@ -186,8 +212,16 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
     if (decision.action === "satisfied") {
       if (decision.warning) log.warn(`${label}: ${decision.warning}`);
       if (commands.length) log.info(`${label} is ${state} (${seconds(now - started)})`);
-      return { service: observed, commands, commandsSent: applyBudget.used, calls };
+      const result: ConvergeResult = { service: observed, commands, commandsSent: applyBudget.used, calls };
+      // One command, seen through to its end: a sample of how long this direction takes.
+      if (direction && commands.length === 1 && !commandMaybeApplied && lastPendingAt >= lastCommandAt) {
+        const ms = observedDuration(lastPendingAt - lastCommandAt, now - lastCommandAt, estimate);
+        learn(prior, direction, ms);
+        result.transition = { direction, ms };
+      }
+      return result;
     }
+    if (commands.length) lastPendingAt = now;
     if (decision.action === "fail") return fail("terminal", `${label}: ${decision.reason}`);
 
     let command: ServiceCommand | undefined;
@@ -229,7 +263,8 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
         stateAtCommand = state;
         lastCommandAt = clock.now();
         movedSinceCommand = false;
-        polls = 0;
+        direction = sent;
+        estimate = estimateTransition(history[sent], prior[sent]);
         if (!request.waitForState)
           return { service: answer.service, commands, commandsSent: applyBudget.used, calls };
         // The PATCH answer is a fresh look at the service: it counts as a poll.
@@ -249,14 +284,19 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       log.info(`${label}: ${state}, target ${desired}, ${seconds(afterWait - started)} elapsed`);
     }
 
-    const interval = Math.min(
-      tuning.maxPollMs,
-      tuning.firstPollMs * tuning.pollGrowth ** Math.min(polls, 64),
-    );
-    const jittered = Math.max(MIN_POLL_MS, interval * (0.8 + 0.4 * deps.random()));
-    polls++;
-    await clock.sleep(Math.max(0, Math.min(jittered, deadline - finalPollReserveMs - afterWait)));
-    observed = (await call(() => client.getService(organizationId, serviceId, { deadline }))).service;
+    // Polls are timed from the last command (with what is known of its length), or from the
+    // start when waiting out a transition nobody here commanded.
+    const reference = commands.length ? lastCommandAt : started;
+    const expected = commands.length ? estimate : undefined;
+    let pollAt = reference + nextPollAt(afterWait - reference, expected, tuning);
+    if (commands.length && !resent && !movedSinceCommand && state === stateAtCommand) {
+      // Still showing the state the command was sent in: look again by the grace period's end.
+      pollAt = Math.min(pollAt, lastCommandAt + tuning.commandGraceMs);
+    }
+    const waitMs = Math.max(MIN_POLL_MS, pollAt - afterWait);
+    await clock.sleep(Math.max(0, Math.min(waitMs, deadline - finalPollReserveMs - afterWait)));
+    const poll = { likelihood: () => doneLikelihood(clock.now() - reference, expected) };
+    observed = (await call(() => client.getService(organizationId, serviceId, { deadline, poll }))).service;
     if ((commands.length || commandMaybeApplied) && observed.state !== stateAtCommand)
       movedSinceCommand = true;
   }

@@ -15,6 +15,14 @@ import {
 import { once } from "../api/once";
 import { isGone, resourceInitError } from "./outcomes";
 import { satisfies, type DesiredState } from "./stateTable";
+import {
+  OWN_HISTORY_LENGTH,
+  samplesFromOutputs,
+  samplesToOutputs,
+  withSample,
+  type TransitionSamples,
+  type TransitionSeconds,
+} from "./transitions";
 
 /** The provider side of ServiceRunState: every method of `serviceRunStateProvider` lands here. */
 
@@ -53,6 +61,11 @@ export interface ServiceRunStateOutputs extends ServiceRunStateInputs {
   serviceName: string;
   databaseVersion: string;
   endpoints: EndpointOutput[];
+  /**
+   * How long this service's last few starts and stops took, in seconds, most recent last: the
+   * next converge sleeps through most of the expected length and polls around its end.
+   */
+  transitionSeconds: TransitionSeconds;
 }
 
 type Props = Record<string, unknown>;
@@ -127,9 +140,14 @@ function withDefaults(props: Props): ServiceRunStateInputs {
 }
 
 /** The outputs: inputs plus what was observed, with no undefined anywhere (the engine rejects it). */
-export function outputsOf(inputs: ServiceRunStateInputs, service: Service): ServiceRunStateOutputs {
+export function outputsOf(
+  inputs: ServiceRunStateInputs,
+  service: Service,
+  history: TransitionSamples = { start: [], stop: [] },
+): ServiceRunStateOutputs {
   return {
     ...inputs,
+    transitionSeconds: samplesToOutputs(history),
     observedState: service.state ?? "",
     serviceName: service.name ?? "",
     databaseVersion: service.databaseVersion ?? "",
@@ -146,6 +164,7 @@ export function outputsOf(inputs: ServiceRunStateInputs, service: Service): Serv
 async function convergeToOutputs(
   inputs: ServiceRunStateInputs,
   props: Props,
+  history: TransitionSamples,
 ): Promise<ServiceRunStateOutputs> {
   const context = providerContext();
   try {
@@ -156,13 +175,20 @@ async function convergeToOutputs(
         desired: inputs.state,
         timeoutMs: inputs.timeoutSeconds * 1000,
         waitForState: inputs.waitForState,
+        history,
       },
       context,
     );
-    return outputsOf(inputs, result.service);
+    const { transition } = result;
+    const learned = transition
+      ? withSample(history, transition.direction, transition.ms, OWN_HISTORY_LENGTH)
+      : history;
+    return outputsOf(inputs, result.service, learned);
   } catch (error) {
     if (error instanceof ConvergeError && error.commandAccepted) {
-      const observed = error.service ? outputsOf(inputs, error.service) : { ...inputs, observedState: "" };
+      const observed = error.service
+        ? outputsOf(inputs, error.service, history)
+        : { ...inputs, observedState: "", transitionSeconds: samplesToOutputs(history) };
       throw resourceInitError(
         `${error.message} The command was accepted: the resource is recorded and the next \`pulumi up\` ` +
           `carries on from the service's state then.`,
@@ -176,7 +202,10 @@ async function convergeToOutputs(
 
 export async function create(props: Props): Promise<{ id: string; outs: ServiceRunStateOutputs }> {
   const inputs = inputsOf(props, "create");
-  return { id: inputs.serviceId, outs: await convergeToOutputs(inputs, props) };
+  return {
+    id: inputs.serviceId,
+    outs: await convergeToOutputs(inputs, props, samplesFromOutputs(undefined)),
+  };
 }
 
 export async function update(
@@ -196,10 +225,11 @@ export async function update(
         serviceName: (olds.serviceName as string | undefined) ?? "",
         databaseVersion: (olds.databaseVersion as string | undefined) ?? "",
         endpoints: (olds.endpoints as EndpointOutput[] | undefined) ?? [],
+        transitionSeconds: samplesToOutputs(samplesFromOutputs(olds.transitionSeconds)),
       },
     };
   }
-  return { outs: await convergeToOutputs(inputs, news) };
+  return { outs: await convergeToOutputs(inputs, news, samplesFromOutputs(olds.transitionSeconds)) };
 }
 
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
@@ -216,7 +246,8 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
     const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
       deadline: readDeadline(),
     });
-    return { id, props: { ...outputsOf(inputs, service) } };
+    // What was learned of its transitions stays: a refresh observes, it does not forget.
+    return { id, props: { ...outputsOf(inputs, service, samplesFromOutputs(props.transitionSeconds)) } };
   } catch (error) {
     if (isGone(error, ["service"])) {
       consoleLog.info(

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
 import type { EndpointOutput } from "../provider/serviceRunState";
+import type { TransitionSeconds } from "../provider/transitions";
 import {
   deleteTimeoutFromCustomTimeouts,
   programOrganizationId,
@@ -8,6 +9,7 @@ import {
 } from "./programDefaults";
 
 export type { EndpointOutput } from "../provider/serviceRunState";
+export type { TransitionSeconds } from "../provider/transitions";
 
 /**
  * The implementation, loaded by package name when a provider method runs. Kept in this file on
@@ -87,6 +89,8 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
   declare public readonly databaseVersion: pulumi.Output<string>;
   /** The service's endpoints (protocol, host, port, username), as the API showed them last. */
   declare public readonly endpoints: pulumi.Output<EndpointOutput[]>;
+  /** How long the service's last few starts and stops took, in seconds: what the next converge expects. */
+  declare public readonly transitionSeconds: pulumi.Output<TransitionSeconds>;
 
   /**
    * @param name The unique name of the resource in the stack.
@@ -111,6 +115,7 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
         serviceName: undefined,
         databaseVersion: undefined,
         endpoints: undefined,
+        transitionSeconds: undefined,
       },
       opts,
       "dbcloud",

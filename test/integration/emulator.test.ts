@@ -396,6 +396,25 @@ describe("emulator API", () => {
   });
 
   describe("rate limit", () => {
+    it("gives a window that is not whole seconds (a scaled one) its reset in milliseconds, not a whole second", async () => {
+      let clock = 5_000_000;
+      const limited = await startEmulator({
+        now: () => clock,
+        rateLimit: { requests: 1, windowMs: 500 },
+        services: [{ organizationId, id: serviceId }],
+      });
+      try {
+        assert.equal((await call(limited, "GET", servicePath)).status, 200);
+        clock += 180;
+        const refused = await call(limited, "GET", servicePath);
+        assert.equal(refused.status, 429);
+        assert.equal(refused.headers.get("retry-after"), "0.32");
+        assert.equal(refused.headers.get("x-ratelimit-reset"), "0.32");
+      } finally {
+        await limited.close();
+      }
+    });
+
     it("answers 429 with Retry-After and X-RateLimit-Reset past the budget, and recovers after the window", async () => {
       let clock = 5_000_000;
       const limited = await startEmulator({

@@ -125,6 +125,55 @@ describe("ServiceRunState against the emulator", function () {
     });
   });
 
+  it("keeps how long each transition took in transitionSeconds, carries it through update and refresh, and uses it", async () => {
+    const id = seed("running");
+    const created = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "stopped" }));
+    const { stop, start } = created.outs.transitionSeconds;
+    assert.deepEqual(start, []);
+    assert.equal(stop.length, 1);
+    // The emulator stops in 150 ms; polls 5 s x 0.02 apart see it within one interval.
+    assert.ok(stop[0] > 0.05 && stop[0] <= 0.4, `stop took ${stop[0]} s`);
+    const news = await checked({ serviceId: id, state: "running" });
+    const updated = await provider.serviceRunStateUpdate(id, created.outs as unknown as Props, news);
+    assert.deepEqual(updated.outs.transitionSeconds.stop, stop, "kept");
+    assert.equal(updated.outs.transitionSeconds.start.length, 1);
+    const read = await provider.serviceRunStateRead(id, updated.outs as unknown as Props);
+    assert.deepEqual(
+      read.props.transitionSeconds,
+      updated.outs.transitionSeconds,
+      "a refresh forgets nothing",
+    );
+    // The next stop is timed by what the first one took, and records a second sample.
+    const again = await provider.serviceRunStateUpdate(
+      id,
+      updated.outs as unknown as Props,
+      await checked({ serviceId: id, state: "stopped" }),
+    );
+    assert.equal(again.outs.observedState, "stopped");
+    assert.equal(again.outs.transitionSeconds.stop.length, 2);
+  });
+
+  it("state written before transitionSeconds existed (or with garbage in it) still converges", async () => {
+    const id = seed("stopped");
+    const olds = {
+      organizationId: fixture.organizationId,
+      serviceId: id,
+      state: "stopped",
+      observedState: "stopped",
+    };
+    for (const transitionSeconds of [undefined, "garbage", { start: ["x", -1], stop: null }]) {
+      const news = await checked({
+        serviceId: id,
+        state: fixture.emulator.service(id)?.state === "running" ? "stopped" : "running",
+      });
+      const { outs } = await provider.serviceRunStateUpdate(id, { ...olds, transitionSeconds }, news);
+      assert.equal(outs.observedState, news.state);
+      assert.ok(Array.isArray(outs.transitionSeconds.start) && Array.isArray(outs.transitionSeconds.stop));
+      olds.observedState = outs.observedState;
+      olds.state = outs.state;
+    }
+  });
+
   it("stop, then start, in sequence through update", async () => {
     const id = seed("running");
     const created = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "stopped" }));

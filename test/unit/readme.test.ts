@@ -3,7 +3,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_SETTINGS } from "../../src/provider/config";
 import { DEFAULT_TIMEOUTS } from "../../src/api/client";
-import { DEFAULT_RATE_LIMIT, formatRateLimit } from "../../src/api/rateBudget";
+import {
+  ADAPTIVE_RATE,
+  DEFAULT_RATE_LIMIT,
+  defaultMarginMs,
+  formatRateLimit,
+} from "../../src/api/rateBudget";
+import { STALE_LOCK_MS } from "../../src/api/fileLedger";
+import { OWN_HISTORY_LENGTH, PRIOR_HISTORY_LENGTH } from "../../src/provider/transitions";
 import { DEFAULT_RETRY_POLICY } from "../../src/api/retry";
 import { DEFAULT_TUNING, MIN_POLL_MS } from "../../src/provider/converge";
 import { MIN_RETRY_DELAY_MS } from "../../src/api/retry";
@@ -60,9 +67,11 @@ describe("README tells the truth about defaults", () => {
   });
 
   it("states the waiting knobs", () => {
-    includes(
-      `first poll ${s(DEFAULT_TUNING.firstPollMs)} after a command, then every ${DEFAULT_TUNING.pollGrowth}x longer, up to ${s(DEFAULT_TUNING.maxPollMs)}`,
-    );
+    includes(`last ${OWN_HISTORY_LENGTH} of each direction in \`transitionSeconds\``);
+    includes(`the last ${PRIOR_HISTORY_LENGTH}\n  transitions of each direction it watched`);
+    includes(`a poll ${s(DEFAULT_TUNING.defaultPollMs)} after each answer`);
+    includes(`polls ${s(DEFAULT_TUNING.densePollMinMs)} to ${s(DEFAULT_TUNING.densePollMaxMs)} apart`);
+    includes(`never more than ${s(DEFAULT_TUNING.maxPollMs)} apart`);
     includes(`grace period (${s(DEFAULT_TUNING.commandGraceMs)})`);
     includes(`A progress line at most every ${s(DEFAULT_TUNING.progressEveryMs)}`);
     includes(`at most ${DEFAULT_TUNING.maxCommands} commands in all`);
@@ -82,5 +91,17 @@ describe("README tells the truth about defaults", () => {
     includes(`up to ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
     includes(`server message ${MAX_SERVER_MESSAGE_CHARS} characters, request id ${MAX_REQUEST_ID_CHARS}`);
     includes(`${DEFAULT_RATE_LIMIT.requests} requests per ${s(DEFAULT_RATE_LIMIT.windowMs)} per key`);
+  });
+
+  it("states the budget's margin, its sharing and its adaptation", () => {
+    includes(
+      `(with a ${defaultMarginMs(DEFAULT_RATE_LIMIT)} ms margin; 1 % of a shorter window, at least 20 ms`,
+    );
+    assert.equal(defaultMarginMs({ requests: 10, windowMs: 1_000 }), 20);
+    includes(`a lock older than ${s(STALE_LOCK_MS)}`);
+    includes(`a 429 cuts\n  the rate to ${ADAPTIVE_RATE.decrease} x`);
+    includes(`never below ${ADAPTIVE_RATE.floor} x the limit`);
+    includes(`over ${ADAPTIVE_RATE.recoverWindows} windows`);
+    includes(`the rate drops to ${ADAPTIVE_RATE.decrease} x`);
   });
 });

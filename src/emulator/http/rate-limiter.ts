@@ -28,8 +28,14 @@ export class FixedWindowRateLimiter {
     }
     window.count += 1;
     if (window.count <= this.limit.requests) return { allowed: true };
-    // Whole seconds, rounded up: a client that waits this long finds a fresh window.
-    const resetSeconds = Math.max(1, Math.ceil((window.startedAt + this.limit.windowMs - now) / 1000));
+    // Whole seconds, rounded up, as the real service sends: a client that waits this long finds a
+    // fresh window. A window that is not whole seconds (a scaled one in tests and the benchmark)
+    // gets milliseconds instead, so the rounding does not stretch it (a 0.5 s window told "1").
+    const leftMs = window.startedAt + this.limit.windowMs - now;
+    const resetSeconds =
+      this.limit.windowMs % 1000 === 0
+        ? Math.max(1, Math.ceil(leftMs / 1000))
+        : Math.max(1, Math.ceil(leftMs)) / 1000;
     return { allowed: false, resetSeconds };
   }
 }
