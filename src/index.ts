@@ -51,7 +51,8 @@ export {
   UnprocessableError,
   type ApiErrorInit,
 } from "./api/errors";
-export { DEFAULT_RATE_LIMIT, type RateBudget, type RateLimit } from "./api/rateBudget";
+export type { RateBudget } from "./api/rateBudget";
+export { DEFAULT_RATE_LIMIT, type RateLimit } from "./api/rateLimit";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./api/retry";
 export type {
   CloudProvider,

@@ -11,7 +11,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemoryLedger, type BudgetLedger, type LedgerState, type RateLimit } from "./rateBudget";
+import { MemoryLedger, type BudgetLedger, type LedgerState } from "./ledger";
+import type { RateLimit } from "./rateLimit";
 
 /*
  * The rate budget's grants in a file shared by every process on this machine that uses the same

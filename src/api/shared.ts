@@ -1,7 +1,8 @@
 import { Agent } from "undici";
 import { systemClock, type Clock } from "./clock";
 import { FileLedger, ledgerPath } from "./fileLedger";
-import { RateBudget, type RateLimit } from "./rateBudget";
+import { RateBudget } from "./rateBudget";
+import type { RateLimit } from "./rateLimit";
 
 /*
  * Process-wide state: one keep-alive dispatcher per set of timeouts and one rate budget per key,

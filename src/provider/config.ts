@@ -1,6 +1,6 @@
 import { ConfigurationError } from "../api/errors";
 import { checkApiUrl, isUuid } from "../api/guards";
-import { DEFAULT_RATE_LIMIT, parseRateLimit, type RateLimit } from "../api/rateBudget";
+import { DEFAULT_RATE_LIMIT, parseRateLimit, type RateLimit } from "../api/rateLimit";
 
 /*
  * The provider's configuration: stack config handed to `configure`, then the environment. Read at

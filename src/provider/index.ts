@@ -10,6 +10,7 @@
 import { configureFromStack } from "./config";
 import * as endpointDeletion from "./reversePrivateEndpointDeletion";
 import * as serviceRunState from "./serviceRunState";
+import { remove as serviceRunStateRemove } from "./serviceRunStateDestroy";
 
 type Props = Record<string, unknown>;
 
@@ -35,7 +36,7 @@ export function serviceRunStateUpdate(id: string, olds: Props, news: Props) {
   return serviceRunState.update(id, olds, news);
 }
 export function serviceRunStateDelete(id: string, props: Props) {
-  return serviceRunState.remove(id, props);
+  return serviceRunStateRemove(id, props);
 }
 
 export function reversePrivateEndpointDeletionCheck(olds: Props, news: Props) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Service } from "../api/schemas";
-import { converge, ConvergeError, describeService } from "./converge";
+import { converge, ConvergeError } from "./converge";
 import { defaultOrganizationId } from "./config";
 import { consoleLog, providerContext, readDeadline } from "./context";
 import {
@@ -70,7 +70,8 @@ export interface ServiceRunStateOutputs extends ServiceRunStateInputs {
 
 type Props = Record<string, unknown>;
 
-const fieldSchemas = once(() => ({
+/** The fields of ServiceRunState, validated at check and re-validated at every entry point. */
+export const fieldSchemas = once(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
   serviceId: { schema: uuidField("serviceId"), required: true },
   state: {
@@ -95,7 +96,8 @@ export async function check(_olds: Props, news: Props): Promise<{ inputs: Props;
   });
 }
 
-const ID_FIELDS = ["organizationId", "serviceId"] as const;
+/** The fields that name the service: a change replaces the resource. */
+export const ID_FIELDS = ["organizationId", "serviceId"] as const;
 
 export async function diff(_id: string, olds: Props, news: Props) {
   requireValid("ServiceRunState diff", news, fieldSchemas(), { allowUnknown: true });
@@ -256,80 +258,5 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
       return { id: "", props: {} };
     }
     throw error;
-  }
-}
-
-/** A timeout from state, used only if it is one check would accept (state may be hand-edited). */
-function validTimeout(value: unknown): number | undefined {
-  return fieldSchemas().timeoutSeconds.schema.safeParse(value).success ? (value as number) : undefined;
-}
-
-/**
- * Destroy. `leave` (and anything that is not exactly `stop`: state can be old or hand-edited)
- * makes no API call. `stop` stops the service with the converger and waits, bounded by
- * `deleteTimeoutSeconds`, else `timeoutSeconds`; a failure is thrown, which keeps the resource in
- * the stack so destroy can be run again.
- */
-export async function remove(_id: string, props: Props): Promise<void> {
-  const serviceId = String(props.serviceId);
-  const label = describeService({ name: props.serviceName as string | undefined }, serviceId);
-  if (props.onDestroy !== "stop") {
-    if (props.onDestroy !== undefined && props.onDestroy !== DEFAULT_ON_DESTROY) {
-      consoleLog.warn(
-        `${label}: onDestroy ${JSON.stringify(props.onDestroy)} in the state is neither "leave" nor "stop"; ` +
-          `nothing is stopped`,
-      );
-    }
-    const observed =
-      typeof props.observedState === "string" && props.observedState ? props.observedState : "as it was";
-    consoleLog.info(
-      `${label}: ServiceRunState removed from the stack; the service is left ${observed} (no API call)`,
-    );
-    return;
-  }
-
-  const timeoutSeconds =
-    validTimeout(props.deleteTimeoutSeconds) ?? validTimeout(props.timeoutSeconds) ?? DEFAULT_TIMEOUT_SECONDS;
-  const organizationId = (props.organizationId as string | undefined) ?? defaultOrganizationId();
-  // A stop is a command: the ids it goes to are re-validated like every entry point's.
-  requireValid(
-    "ServiceRunState delete",
-    { organizationId, serviceId: props.serviceId },
-    pickFields(fieldSchemas(), ID_FIELDS),
-  );
-  try {
-    const result = await converge(
-      {
-        organizationId: organizationId as string,
-        serviceId,
-        desired: "stopped",
-        timeoutMs: timeoutSeconds * 1000,
-        waitForState: true,
-      },
-      providerContext(),
-    );
-    consoleLog.info(
-      `${describeService(result.service, serviceId)}: ${result.commands.length ? "stopped" : "already stopped"} ` +
-        `on destroy (onDestroy: "stop"); ServiceRunState removed from the stack`,
-    );
-  } catch (error) {
-    if (error instanceof ConvergeError && error.kind === "api" && isGone(error.cause, ["service"])) {
-      consoleLog.info(`${label} no longer exists; nothing to stop, ServiceRunState removed from the stack`);
-      return;
-    }
-    if (error instanceof ConvergeError && error.kind === "terminal") {
-      // No command can stop it (terminated, being deleted, failed): keeping the resource would
-      // only block destroy for good.
-      consoleLog.warn(
-        `${label} is ${error.service?.state ?? "gone"}: nothing to stop; ServiceRunState removed from the stack`,
-      );
-      return;
-    }
-    throw new Error(
-      `${(error as Error).message} Stopping on destroy (onDestroy: "stop", waiting at most ${timeoutSeconds}s: ` +
-        `customTimeouts.delete / deleteTimeoutSeconds, else timeoutSeconds) failed: the resource stays in the ` +
-        `stack; run \`pulumi destroy\` again to retry.`,
-      { cause: error },
-    );
   }
 }

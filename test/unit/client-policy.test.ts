@@ -19,7 +19,8 @@ import {
   UnprocessableError,
 } from "../../src/api/errors";
 import { checkApiUrl, isEndpointId, isUuid } from "../../src/api/guards";
-import { parseRateLimit, RateBudget } from "../../src/api/rateBudget";
+import { RateBudget } from "../../src/api/rateBudget";
+import { parseRateLimit } from "../../src/api/rateLimit";
 import { redactSecrets } from "../../src/api/redact";
 import {
   DEFAULT_RETRY_POLICY,

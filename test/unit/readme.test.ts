@@ -3,12 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_SETTINGS } from "../../src/provider/config";
 import { DEFAULT_TIMEOUTS } from "../../src/api/client";
-import {
-  ADAPTIVE_RATE,
-  DEFAULT_RATE_LIMIT,
-  defaultMarginMs,
-  formatRateLimit,
-} from "../../src/api/rateBudget";
+import { ADAPTIVE_RATE, defaultMarginMs } from "../../src/api/rateBudget";
+import { DEFAULT_RATE_LIMIT, formatRateLimit } from "../../src/api/rateLimit";
 import { STALE_LOCK_MS } from "../../src/api/fileLedger";
 import { OWN_HISTORY_LENGTH, PRIOR_HISTORY_LENGTH } from "../../src/provider/transitions";
 import { DEFAULT_RETRY_POLICY } from "../../src/api/retry";

@@ -1,0 +1,93 @@
+import type { Dispatcher } from "undici";
+import type { Clock } from "./clock";
+import type { PollHint, RateBudget } from "./rateBudget";
+import type { RateLimit } from "./rateLimit";
+import type { RetryPolicy } from "./retry";
+import type { Service } from "./schemas";
+import type { DispatcherTimeouts } from "./shared";
+
+/** The client's options, per-call options and results: the types of `ApiClient`'s surface. */
+
+/** The commands of the state-change operation (`awake` is outside this package's scope). */
+export type ServiceCommand = "start" | "stop";
+
+/** Per-attempt limits: the dispatcher's connect, headers and body-idle timeouts, and a hard total. */
+export interface AttemptTimeouts extends DispatcherTimeouts {
+  /** The whole attempt (connect, headers and the entire body), however the server trickles it. */
+  totalMs: number;
+}
+
+/** How to build an `ApiClient`: where, with which key, and the limits it keeps. */
+export interface ApiClientOptions {
+  /** Base URL without `/v1`. `http://` only for loopback hosts. */
+  apiUrl: string;
+  /** The API key ID (the user name of Basic auth). */
+  keyId: string;
+  /** The API key secret. Never kept where it could be printed or serialized; redacted from everything. */
+  keySecret: string;
+  /** Client-side budget shared by the process; default 10 requests per 10 s; `false` turns it off. */
+  rateLimit?: RateLimit | false;
+  /** A budget of your own instead of the shared one (tests). */
+  budget?: RateBudget;
+  /** Retry policy overrides; defaults: `DEFAULT_RETRY_POLICY`. */
+  retry?: Partial<RetryPolicy>;
+  /** Per-attempt timeouts. Defaults: `DEFAULT_TIMEOUTS`. */
+  timeouts?: Partial<AttemptTimeouts>;
+  /** Time source for waits and deadlines (tests inject a virtual one); default the system clock. */
+  clock?: Clock;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
+  /** Receives one line per retry (the resources print them as progress). */
+  log?: (line: string) => void;
+  /** An undici dispatcher of your own; default one keep-alive agent shared by the process. */
+  dispatcher?: Dispatcher;
+}
+
+/** Counts requests that the server may have applied, across calls (the converger's command bound). */
+export interface ApplyBudget {
+  /** Requests sent so far whose answer was not a refusal (anything but 409 and 429). */
+  used: number;
+  /** No request is sent once `used` reaches this. */
+  max: number;
+}
+
+/** Per-call options of the three operations. */
+export interface RequestOptions {
+  /**
+   * Absolute clock time that bounds the whole call: waiting for the rate budget, every attempt
+   * and every retry. A call that cannot finish in time fails with `ApiTimeoutError`.
+   */
+  deadline?: number;
+  /** For commands: shared count of sends that may have been applied; no send past its max. */
+  applyBudget?: ApplyBudget;
+  /** Marks a waiter's poll: the rate budget serves it after commands and first reads. */
+  poll?: PollHint;
+}
+
+/** What the read and state-change operations return. */
+export interface ServiceResult {
+  /** The service as the API showed it, validated, every credential form redacted. */
+  service: Service;
+  /** The `requestId` of the answer, for support tickets. */
+  requestId: string | undefined;
+}
+
+/** Counters of one client, for diagnostics and the benchmark. */
+export interface ClientStats {
+  /** Attempts sent, retries included. */
+  attempts: number;
+  /** Attempts that were retries of an earlier one. */
+  retries: number;
+  /** Answers by status; `connection` and `timeout` for attempts without one. */
+  outcomes: Record<string, number>;
+  /** Time spent waiting for the rate budget, in ms, over all calls. */
+  budgetWaitMs: number;
+}
+
+/** Per-attempt limits: connect 10 s, headers 30 s, body idle 30 s, the whole attempt 60 s. */
+export const DEFAULT_TIMEOUTS: AttemptTimeouts = {
+  connectMs: 10_000,
+  headersMs: 30_000,
+  bodyMs: 30_000,
+  totalMs: 60_000,
+};

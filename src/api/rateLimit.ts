@@ -1,0 +1,36 @@
+/** A number of requests per window, e.g. the real service's 10 per 10 s per key. */
+export interface RateLimit {
+  /** Requests allowed in one window. */
+  requests: number;
+  /** The window, in ms. */
+  windowMs: number;
+}
+
+/** The real service's limit: 10 requests per 10 s per key. */
+export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 10, windowMs: 10_000 };
+
+/** Parses `10/10s`, `5/1m`, `100/500ms`, or `off` (no client-side budget). */
+export function parseRateLimit(text: string): RateLimit | false {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === "off") return false;
+  const match = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|m)$/.exec(trimmed);
+  if (!match) {
+    throw new Error(
+      `"${text}" is not a rate limit: write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"`,
+    );
+  }
+  const requests = Number(match[1]);
+  const amount = match[2] === undefined ? 1 : Number(match[2]);
+  const unitMs = match[3] === "ms" ? 1 : match[3] === "s" ? 1000 : 60_000;
+  const windowMs = amount * unitMs;
+  if (requests < 1 || windowMs <= 0) {
+    throw new Error(`"${text}" is not a rate limit: it needs at least 1 request per a positive duration`);
+  }
+  return { requests, windowMs };
+}
+
+export function formatRateLimit(limit: RateLimit | false): string {
+  return limit === false
+    ? "off"
+    : `${limit.requests}/${limit.windowMs % 1000 === 0 ? `${limit.windowMs / 1000}s` : `${limit.windowMs}ms`}`;
+}
