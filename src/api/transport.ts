@@ -113,7 +113,7 @@ export async function sendAttempt<S extends z.ZodType>(req: AttemptRequest<S>): 
       return invalid([`(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, secrets), 80))}`]);
     }
     // Redacted before validation: a Service field echoing the secret never reaches an output.
-    const parsed = req.schema.safeParse(redactDeep(json, secrets));
+    const parsed = req.schema.safeParse(mayHoldSecret(text, secrets) ? redactDeep(json, secrets) : json);
     if (!parsed.success) return invalid(formatIssues(parsed.error));
     return { ok: true, value: parsed.data, requestId, label };
   }
@@ -123,6 +123,16 @@ export async function sendAttempt<S extends z.ZodType>(req: AttemptRequest<S>): 
   const serverMessage = raw ? truncate(redactSecrets(raw, secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
   const error = createApiError({ status, serverMessage, requestId, method, path, headers: kept });
   return { ok: false, error, outcome: { kind: "status", status }, headers, label };
+}
+
+/**
+ * Whether any string parsed from `text` could hold a form of the secret. A JSON string can only
+ * spell something the raw text does not contain through an escape, so a body with no backslash
+ * and no form of the secret needs no walk over its parsed strings (the common case, and the
+ * costly part of a read).
+ */
+export function mayHoldSecret(text: string, secrets: readonly string[]): boolean {
+  return text.includes("\\") || secrets.some((form) => text.includes(form));
 }
 
 /**

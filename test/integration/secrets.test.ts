@@ -177,3 +177,33 @@ describe("the secret never leaves, even when the server echoes it", function () 
     }
   });
 });
+
+describe("the secret spelled through JSON escapes", function () {
+  this.timeout(10_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => server?.close());
+
+  it("a Service field that spells the secret in \\u escapes is still redacted", async () => {
+    const escaped = [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    server = await startHostileServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        `{"status":200,"requestId":"r-1","result":{"id":"${SVC}","name":"${escaped}","state":"running"}}`,
+      );
+    });
+    const client = new ApiClient({ apiUrl: server.url, keyId: KEY_ID, keySecret: SECRET, rateLimit: false });
+    const { service } = await client.getService(ORG, SVC);
+    assert.equal(service.name, "[REDACTED]");
+  });
+
+  it("an ordinary answer with no escape and no secret is passed through as parsed", async () => {
+    server = await startHostileServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        `{"status":200,"requestId":"r-1","result":{"id":"${SVC}","name":"plain name","state":"running"}}`,
+      );
+    });
+    const client = new ApiClient({ apiUrl: server.url, keyId: KEY_ID, keySecret: SECRET, rateLimit: false });
+    assert.equal((await client.getService(ORG, SVC)).service.name, "plain name");
+  });
+});
