@@ -139,6 +139,9 @@ describe("API URLs", () => {
     assert.deepEqual(problems("https://u:hunter2@exa mple.com"), [
       '"https://***@exa mple.com" is not an absolute URL (expected e.g. https://api.example.com)',
     ]);
+    assert.deepEqual(problems("//u:hunter2@api.example.com"), [
+      '"//***@api.example.com" is not an absolute URL (expected e.g. https://api.example.com)',
+    ]);
     assert.equal(withoutUserinfo("https://u:p@h/x@y"), "https://***@h/x@y");
     assert.equal(withoutUserinfo("https://h/path?x=a@b"), "https://h/path?x=a@b");
   });
