@@ -1,6 +1,8 @@
 // StrykerJS configuration for `npm run mutate` (.ci/mutate.sh runs it on a pinned Node 22).
 // Scope: the HTTP client (src/api) and the provider code (src/provider); not the emulator, not
 // the engine driver. Survivors accepted as equivalent or harmless are listed in test/MUTATION.md.
+// Log and progress wording is out of scope too: each such line carries a `// Stryker disable`
+// comment that says so (grep "log wording"). Error messages stay in scope: users read them.
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
   packageManager: "npm",
