@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { type Clock } from "../../src/api/clock";
+import { BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
+
+/* The rate budget's edges on a virtual clock: deadlines, the default margin, forgetting, stats. */
+
+function virtualClock() {
+  let now = 0;
+  const clock: Clock = {
+    now: () => now,
+    sleep: async (ms) => {
+      now += ms;
+    },
+  };
+  return { clock, now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describe("rate budget edges", () => {
+  it("a slot past the deadline throws and reserves nothing; a slot exactly at it is granted", async () => {
+    const { clock } = virtualClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
+    await budget.acquire();
+    await assert.rejects(budget.acquire(999), (error: unknown) => {
+      assert.ok(error instanceof BudgetDeadlineError);
+      assert.equal(error.nextSlotAt, 1_000);
+      return true;
+    });
+    assert.equal(budget.nextGrantAt(), 1_000, "the refused call took no slot");
+    assert.equal(await budget.acquire(1_000), 1_000);
+  });
+
+  it("the default margin is 100 ms past the window", async () => {
+    const { clock } = virtualClock();
+    const budget = new RateBudget({ requests: 2, windowMs: 1_000 }, clock);
+    await budget.acquire();
+    await budget.acquire();
+    assert.equal(budget.nextGrantAt(), 1_100);
+  });
+
+  it("grants older than the window and margin are forgotten, not one earlier", async () => {
+    const { clock, advance } = virtualClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 100);
+    await budget.acquire(); // t=0
+    advance(1_099);
+    assert.equal(budget.nextGrantAt(), 1_100, "still counted at 1099");
+    advance(1);
+    assert.equal(budget.nextGrantAt(), 1_100, "forgotten exactly at window + margin");
+    advance(500);
+    assert.equal(budget.nextGrantAt(), 1_600);
+  });
+
+  it("keeps stats of grants and waits", async () => {
+    const { clock } = virtualClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
+    await budget.acquire();
+    await budget.acquire();
+    await budget.acquire();
+    assert.deepEqual(budget.stats, { granted: 3, waited: 2, waitedMs: 2_000 });
+  });
+
+  it("a pause only lengthens: an earlier or non-finite blockUntil changes nothing", async () => {
+    const { clock } = virtualClock();
+    const budget = new RateBudget({ requests: 10, windowMs: 1_000 }, clock, 0);
+    budget.blockUntil(3_000);
+    budget.blockUntil(2_000);
+    budget.blockUntil(Number.NaN);
+    budget.blockUntil(Number.POSITIVE_INFINITY);
+    assert.equal(budget.nextGrantAt(), 3_000);
+  });
+});
