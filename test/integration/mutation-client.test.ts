@@ -165,4 +165,66 @@ describe("client bookkeeping", function () {
     }).getService(ORG, SVC);
     assert.ok(Date.now() - before >= 350, `the retry went out after ${Date.now() - before} ms`);
   });
+  it("names the field of a bad id in every operation", async () => {
+    server = await scriptedServer([200]);
+    const client = clientFor(server);
+    await assert.rejects(client.getService(ORG, "bad"), /^TypeError: serviceId must be a uuid/);
+    await assert.rejects(
+      client.changeServiceState("bad", SVC, "start"),
+      /^TypeError: organizationId must be a uuid/,
+    );
+    await assert.rejects(
+      client.changeServiceState(ORG, "bad", "start"),
+      /^TypeError: serviceId must be a uuid/,
+    );
+    await assert.rejects(
+      client.deleteReversePrivateEndpoint("bad", SVC, "e"),
+      /^TypeError: organizationId must be/,
+    );
+    await assert.rejects(
+      client.deleteReversePrivateEndpoint(ORG, "bad", "e"),
+      /^TypeError: serviceId must be/,
+    );
+    assert.equal(server.requests.length, 0);
+  });
+
+  it("a 5xx does not pause the shared budget; only a 429 does", async () => {
+    server = await scriptedServer([503, 200]);
+    const budget = new RateBudget({ requests: 100, windowMs: 1_000 }, systemClock);
+    const before = Date.now();
+    await clientFor(server, {
+      budget,
+      retry: { baseDelayMs: 600, maxDelayMs: 600 },
+      random: () => 0,
+    }).getService(ORG, SVC);
+    assert.ok(Date.now() - before < 400, `the retry waited ${Date.now() - before} ms`);
+  });
+
+  it("without a deadline, 429s stop at the elapsed cap", async () => {
+    server = await scriptedServer([429]);
+    const before = Date.now();
+    const error = await failureOf(
+      clientFor(server, { retry: { maxElapsedMs: 200 }, random: () => 0 }).getService(ORG, SVC),
+    );
+    assert.match(error.message, /^429 /);
+    assert.ok(Date.now() - before < 2_000, `gave up after ${Date.now() - before} ms`);
+  });
+
+  it("counts the time spent waiting for the budget", async () => {
+    server = await scriptedServer([200]);
+    const client = clientFor(server, { rateLimit: { requests: 1, windowMs: 300 } });
+    await client.getService(ORG, SVC);
+    await client.getService(ORG, SVC);
+    assert.ok(client.stats.budgetWaitMs >= 250, `${client.stats.budgetWaitMs} ms`);
+  });
+
+  it("a client given no rate limit uses the default 10 per 10 s, shared with the key's other clients", async () => {
+    server = await scriptedServer([200]);
+    const defaults = () =>
+      new ApiClient({ apiUrl: server!.url, keyId: "default-key", keySecret: "key-secret-value" });
+    for (let i = 0; i < 10; i++) await defaults().getService(ORG, SVC);
+    const error = await failureOf(defaults().getService(ORG, SVC, { deadline: Date.now() + 1_000 }));
+    assert.match(error.message, /rate budget has no slot before the deadline/);
+    assert.equal(server.requests.length, 10);
+  });
 });

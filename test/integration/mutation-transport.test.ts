@@ -132,11 +132,40 @@ describe("one attempt at the HTTP boundary", function () {
     assert.equal(error.message, `503 (GET ${PATH})`);
   });
 
+  it("a request id that is not a string in the body is ignored for the header's", async () => {
+    server = await answer(503, JSON.stringify({ status: 503, error: "busy", requestId: 42 }), {
+      "x-request-id": "h-1",
+    });
+    assert.equal(((await failure(clientFor(server).getService(ORG, SVC))) as ServerError).requestId, "h-1");
+  });
+
+  it("a 2xx of the wrong shape lists every problem with its path, or (root)", async () => {
+    server = await answer(
+      200,
+      JSON.stringify({
+        status: 200,
+        result: { state: 5, endpoints: [{ port: "x" }], ipAccessList: [{ source: 1 }] },
+      }),
+    );
+    const error = (await failure(clientFor(server).getService(ORG, SVC))) as ResponseValidationError;
+    assert.deepEqual(
+      error.issues.map((issue) => issue.split(":")[0]),
+      ["result.state", "result.endpoints.0.port", "result.ipAccessList.0.source"],
+    );
+    await server.close();
+    server = await answer(200, "[1]");
+    const root = (await failure(clientFor(server).getService(ORG, SVC))) as ResponseValidationError;
+    assert.match(root.issues[0], /^\(root\): /);
+  });
+
   it("an error keeps only the allowlisted headers, each cut at 200 characters", async () => {
     server = await answer(503, "{}", {
       "retry-after": "1",
       "x-ratelimit-reset": "9".repeat(250),
       "set-cookie": "session=1",
+      "x-ratelimit-limit": "10",
+      "x-ratelimit-remaining": "0",
+      "x-request-id": "h-2",
       server: "hostile",
     });
     const error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
@@ -144,7 +173,10 @@ describe("one attempt at the HTTP boundary", function () {
       "content-type",
       "date",
       "retry-after",
+      "x-ratelimit-limit",
+      "x-ratelimit-remaining",
       "x-ratelimit-reset",
+      "x-request-id",
     ]);
     assert.equal(error.headers["x-ratelimit-reset"], `${"9".repeat(200)}… (50 more characters)`);
     assert.equal(error.headers["content-type"], "application/json");

@@ -76,6 +76,17 @@ describe("the path about to be sent", () => {
     }
   });
 
+  it("the refusal quotes the path as it would have been sent", () => {
+    assert.throws(
+      () => checkedRequestUrl("https://api.example.com/b", template, "/v1/organizations/a/services/b/"),
+      {
+        message:
+          'Refusing to send: the request path "/v1/organizations/a/services/b/" does not match ' +
+          `${template} as sent ("/b/v1/organizations/a/services/b/")`,
+      },
+    );
+  });
+
   it("a segment that is only dots is refused, one with dots and more is not", () => {
     assert.throws(() =>
       checkedRequestUrl("https://api.example.com", template, "/v1/organizations/../services/b"),
@@ -149,6 +160,7 @@ describe("API URLs", () => {
   it("a base path is kept, slashes at its end are not; /v1 inside a longer segment is fine", () => {
     assert.deepEqual(checkApiUrl("https://x.example.com/api//"), { url: "https://x.example.com/api" });
     assert.deepEqual(checkApiUrl("https://x.example.com/apiv1"), { url: "https://x.example.com/apiv1" });
+    assert.deepEqual(checkApiUrl("https://x.example.com/v1/api"), { url: "https://x.example.com/v1/api" });
     assert.deepEqual(checkApiUrl("http://localhost:8787"), { url: "http://localhost:8787" });
   });
 });
@@ -178,6 +190,10 @@ describe("redaction", () => {
       [...forms].sort((a, b) => b.length - a.length),
     );
     assert.ok(secretForms("i", "abc").every((form) => form.length >= 6));
+    assert.ok(
+      secretForms("i", "abcdef").includes("abcdef"),
+      "a secret of exactly 6 characters is searched for",
+    );
     assert.ok(!secretForms("i", "abc").includes("abc"));
   });
 
@@ -189,6 +205,7 @@ describe("redaction", () => {
     );
     assert.equal(redactSecrets("authorization='Basic x%2Fy'", []), `authorization='Basic ${REDACTED}'`);
     assert.equal(redactSecrets("authorization = Basic a b", []), `authorization = Basic ${REDACTED} b`);
+    assert.equal(redactSecrets("Authorization: Basic   QUJD", []), `Authorization: Basic ${REDACTED}`);
   });
 
   it("every occurrence is replaced; secrets shorter than 6 characters are left alone", () => {

@@ -12,6 +12,8 @@ describe("rate limit settings as written", () => {
     assert.deepEqual(parseRateLimit("OFF"), false);
     assert.deepEqual(parseRateLimit("2/m"), { requests: 2, windowMs: 60_000 });
     assert.deepEqual(parseRateLimit("4/1.5s"), { requests: 4, windowMs: 1_500 });
+    assert.deepEqual(parseRateLimit("4/1.25s"), { requests: 4, windowMs: 1_250 });
+    assert.deepEqual(parseRateLimit("1/1s"), { requests: 1, windowMs: 1_000 });
   });
 
   it("zero requests or a zero window is refused, saying why", () => {
