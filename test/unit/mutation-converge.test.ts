@@ -158,7 +158,6 @@ describe("converge outcomes in detail", () => {
     assert.equal(earlyError.message, "Timed out (GET /x): slow");
 
     const first = scripted([timeout()]);
-    first.advance(0);
     const firstError = await convergeError(converge(request({ timeoutMs: 60_000 }), first.deps));
     assert.equal(firstError.kind, "api", "without any service seen it is not a converge timeout");
   });
