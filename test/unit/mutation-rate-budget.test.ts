@@ -67,4 +67,30 @@ describe("rate budget edges", () => {
     budget.blockUntil(Number.POSITIVE_INFINITY);
     assert.equal(budget.nextGrantAt(), 3_000);
   });
+  it("a waiter paused by a 429 gives its slot back: no phantom grant holds the next window", async () => {
+    let now = 0;
+    const sleepers: { until: number; wake: () => void }[] = [];
+    const clock: Clock = {
+      now: () => now,
+      sleep: (ms) => new Promise<void>((wake) => sleepers.push({ until: now + ms, wake })),
+    };
+    const budget = new RateBudget({ requests: 2, windowMs: 10_000 }, clock, 0);
+    await budget.acquire();
+    await budget.acquire();
+    const granted: number[] = [];
+    const waiter = budget.acquire().then(() => granted.push(now)); // reserved for t=10000
+    await Promise.resolve();
+    budget.blockUntil(10_500); // a 429 while it waits
+    while (!granted.length) {
+      sleepers.sort((a, b) => a.until - b.until);
+      const next = sleepers.shift();
+      if (!next) break;
+      now = Math.max(now, next.until);
+      next.wake();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await waiter;
+    assert.deepEqual(granted, [10_500]);
+    assert.equal(budget.nextGrantAt(), 10_500, "the second slot of the new window is free at once");
+  });
 });
