@@ -104,5 +104,5 @@ export function checkApiUrl(text: string): { url: string } | { problems: string[
 
 /** A URL's text with any `user:password@` part masked, for messages. */
 export function withoutUserinfo(text: string): string {
-  return text.replace(/(^|:\/\/)([^/?#]*)@/, "$1***@");
+  return text.replace(/(^|\/\/)([^/?#]*)@/, "$1***@");
 }

@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError } from "../api/errors";
 
 /** A 400 message about the caller rather than the thing asked for: never "gone". */
 const ABOUT_THE_CALLER =
-  /\b(api[ _-]?key|key[ _-]?id|keyid|secret|token|credential|auth\w*|organi[sz]ation\w*|org[ _-]?id|request|permission|role)\b/i;
+  /\b(api[ _-]?keys?|key[ _-]?ids?|keyid|secrets?|tokens?|credentials?|(?:un)?auth\w*|organi[sz]ation\w*|org[ _-]?ids?|requests?|permissions?|roles?)\b/i;
 
 /** What the answers that count as "already gone" may name (see the README's list). */
 const SUBJECTS: Record<"service" | "endpoint", string> = {

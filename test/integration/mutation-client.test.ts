@@ -1,0 +1,230 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { ApiClient, type ApplyBudget } from "../../src/api/client";
+import { systemClock } from "../../src/api/clock";
+import {
+  ApiError,
+  ApiTimeoutError,
+  ConfigurationError,
+  ConflictError,
+  ServerError,
+} from "../../src/api/errors";
+import { RateBudget } from "../../src/api/rateBudget";
+import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+
+/*
+ * The client's own bookkeeping around attempts, over real HTTP: what it refuses to build, what
+ * it counts, the command bound, "possibly applied", and the deadline before a send.
+ */
+
+const ORG = randomUUID();
+const SVC = randomUUID();
+const SERVICE_PATH = `/v1/organizations/${ORG}/services/${SVC}`;
+const SERVICE_BODY = JSON.stringify({ status: 200, requestId: "r-1", result: { id: SVC, state: "running" } });
+
+/** Answers with the statuses in order (the last one repeats); 200 carries a Service. */
+async function scriptedServer(statuses: number[]): Promise<HostileServer> {
+  return startHostileServer((_req, res, { count }) => {
+    const status = statuses[Math.min(count, statuses.length) - 1];
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(status === 200 ? SERVICE_BODY : JSON.stringify({ status, error: `answer ${count}` }));
+  });
+}
+
+function clientFor(
+  server: HostileServer,
+  overrides: Partial<ConstructorParameters<typeof ApiClient>[0]> = {},
+) {
+  return new ApiClient({
+    apiUrl: server.url,
+    keyId: "key-id",
+    keySecret: "key-secret-value",
+    rateLimit: false,
+    retry: { baseDelayMs: 10, maxDelayMs: 20 },
+    ...overrides,
+  });
+}
+
+const failureOf = (work: Promise<unknown>) =>
+  work.then(
+    () => assert.fail("expected a failure"),
+    (error: Error) => error as Error & { possiblyApplied?: boolean },
+  );
+
+describe("client bookkeeping", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => server?.close());
+
+  it("refuses to be built without a URL, key id or secret, listing each", () => {
+    assert.throws(
+      () => new ApiClient({ apiUrl: "", keyId: "", keySecret: "" }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigurationError);
+        assert.deepEqual(error.problems, [
+          'apiUrl: "" is not an absolute URL (expected e.g. https://api.example.com)',
+          "keyId: the API key ID is required",
+          "keySecret: the API key secret is required",
+        ]);
+        return true;
+      },
+    );
+    const client = new ApiClient({
+      apiUrl: "https://x.example.com/",
+      keyId: "k",
+      keySecret: "s",
+      rateLimit: false,
+    });
+    assert.deepEqual(client.toJSON(), { apiUrl: "https://x.example.com", keyId: "k" });
+  });
+
+  it("counts attempts, retries and answers by status", async () => {
+    server = await scriptedServer([503, 502, 200]);
+    const client = clientFor(server);
+    await client.getService(ORG, SVC);
+    assert.equal(client.stats.attempts, 3);
+    assert.equal(client.stats.retries, 2);
+    assert.deepEqual(client.stats.outcomes, { "503": 1, "502": 1, "200": 1 });
+    assert.equal(client.stats.budgetWaitMs, 0);
+  });
+
+  it("a command other than start or stop is refused before anything is sent", async () => {
+    server = await scriptedServer([200]);
+    await assert.rejects(clientFor(server).changeServiceState(ORG, SVC, "restart" as "start"), {
+      name: "TypeError",
+      message: 'command must be "start" or "stop", got "restart"',
+    });
+    assert.equal(server.requests.length, 0);
+  });
+
+  it("the command bound counts every PATCH sent except refusals, and sends none past it", async () => {
+    server = await scriptedServer([409, 429, 200]);
+    const bound: ApplyBudget = { used: 0, max: 1 };
+    const client = clientFor(server);
+    await assert.rejects(client.changeServiceState(ORG, SVC, "start", { applyBudget: bound }), ConflictError);
+    assert.equal(bound.used, 0, "a 409 applied nothing");
+    await client.changeServiceState(ORG, SVC, "start", { applyBudget: bound });
+    assert.equal(bound.used, 1, "the 429 was not counted, the 200 was");
+    const error = await failureOf(client.changeServiceState(ORG, SVC, "start", { applyBudget: bound }));
+    assert.equal(error.constructor, ApiError);
+    assert.equal(
+      error.message,
+      `Not sent (PATCH ${SERVICE_PATH}/state): 1 commands already sent in this converge`,
+    );
+    assert.equal(server.requests.length, 3);
+  });
+
+  it("a bound spent by retries ends with the last answer, not a new request", async () => {
+    server = await scriptedServer([503]);
+    const bound: ApplyBudget = { used: 0, max: 2 };
+    const error = await failureOf(
+      clientFor(server).changeServiceState(ORG, SVC, "stop", { applyBudget: bound }),
+    );
+    assert.ok(error instanceof ServerError, String(error));
+    assert.equal(error.message, `503 answer 2 (PATCH ${SERVICE_PATH}/state)`);
+    assert.equal(server.requests.length, 2);
+    assert.equal(error.possiblyApplied, true);
+  });
+
+  it("possibly applied: a change after a 5xx, never a GET, never a change refused with a 4xx only", async () => {
+    server = await scriptedServer([503, 409]);
+    const afterServerError = await failureOf(clientFor(server).changeServiceState(ORG, SVC, "start"));
+    assert.ok(afterServerError instanceof ConflictError);
+    assert.equal(afterServerError.possiblyApplied, true);
+    await server.close();
+    server = await scriptedServer([400]);
+    assert.equal(
+      (await failureOf(clientFor(server).changeServiceState(ORG, SVC, "start"))).possiblyApplied,
+      false,
+    );
+    await server.close();
+    server = await scriptedServer([503]);
+    const get = await failureOf(clientFor(server, { retry: { maxAttempts: 2 } }).getService(ORG, SVC));
+    assert.equal(get.possiblyApplied, false);
+  });
+
+  it("a deadline already passed fails before sending, saying so", async () => {
+    server = await scriptedServer([200]);
+    const error = await failureOf(clientFor(server).getService(ORG, SVC, { deadline: Date.now() - 1 }));
+    assert.ok(error instanceof ApiTimeoutError, String(error));
+    assert.equal(
+      error.message,
+      `Timed out (GET ${SERVICE_PATH}): the deadline passed before the request was sent`,
+    );
+    assert.equal(server.requests.length, 0);
+  });
+
+  it("a 429 without a named wait still pauses the shared budget for the base delay", async () => {
+    server = await scriptedServer([429, 200]);
+    const budget = new RateBudget({ requests: 100, windowMs: 1_000 }, systemClock);
+    const before = Date.now();
+    await clientFor(server, {
+      budget,
+      retry: { baseDelayMs: 400, maxDelayMs: 400 },
+      random: () => 0,
+    }).getService(ORG, SVC);
+    assert.ok(Date.now() - before >= 350, `the retry went out after ${Date.now() - before} ms`);
+  });
+  it("names the field of a bad id in every operation", async () => {
+    server = await scriptedServer([200]);
+    const client = clientFor(server);
+    await assert.rejects(client.getService(ORG, "bad"), /^TypeError: serviceId must be a uuid/);
+    await assert.rejects(
+      client.changeServiceState("bad", SVC, "start"),
+      /^TypeError: organizationId must be a uuid/,
+    );
+    await assert.rejects(
+      client.changeServiceState(ORG, "bad", "start"),
+      /^TypeError: serviceId must be a uuid/,
+    );
+    await assert.rejects(
+      client.deleteReversePrivateEndpoint("bad", SVC, "e"),
+      /^TypeError: organizationId must be/,
+    );
+    await assert.rejects(
+      client.deleteReversePrivateEndpoint(ORG, "bad", "e"),
+      /^TypeError: serviceId must be/,
+    );
+    assert.equal(server.requests.length, 0);
+  });
+
+  it("a 5xx does not pause the shared budget; only a 429 does", async () => {
+    server = await scriptedServer([503, 200]);
+    const budget = new RateBudget({ requests: 100, windowMs: 1_000 }, systemClock);
+    const before = Date.now();
+    await clientFor(server, {
+      budget,
+      retry: { baseDelayMs: 600, maxDelayMs: 600 },
+      random: () => 0,
+    }).getService(ORG, SVC);
+    assert.ok(Date.now() - before < 400, `the retry waited ${Date.now() - before} ms`);
+  });
+
+  it("without a deadline, 429s stop at the elapsed cap", async () => {
+    server = await scriptedServer([429]);
+    const before = Date.now();
+    const error = await failureOf(
+      clientFor(server, { retry: { maxElapsedMs: 200 }, random: () => 0 }).getService(ORG, SVC),
+    );
+    assert.match(error.message, /^429 /);
+    assert.ok(Date.now() - before < 2_000, `gave up after ${Date.now() - before} ms`);
+  });
+
+  it("counts the time spent waiting for the budget", async () => {
+    server = await scriptedServer([200]);
+    const client = clientFor(server, { rateLimit: { requests: 1, windowMs: 300 } });
+    await client.getService(ORG, SVC);
+    await client.getService(ORG, SVC);
+    assert.ok(client.stats.budgetWaitMs >= 250, `${client.stats.budgetWaitMs} ms`);
+  });
+
+  it("a client given no rate limit uses the default 10 per 10 s, shared with the key's other clients", async () => {
+    server = await scriptedServer([200]);
+    const defaults = () =>
+      new ApiClient({ apiUrl: server!.url, keyId: "default-key", keySecret: "key-secret-value" });
+    for (let i = 0; i < 10; i++) await defaults().getService(ORG, SVC);
+    const error = await failureOf(defaults().getService(ORG, SVC, { deadline: Date.now() + 1_000 }));
+    assert.match(error.message, /rate budget has no slot before the deadline/);
+    assert.equal(server.requests.length, 10);
+  });
+});

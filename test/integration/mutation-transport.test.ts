@@ -1,0 +1,232 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import { ApiClient } from "../../src/api/client";
+import {
+  ApiConnectionError,
+  ApiError,
+  ApiTimeoutError,
+  ResponseValidationError,
+  ServerError,
+} from "../../src/api/errors";
+import { MAX_BODY_BYTES, MAX_REQUEST_ID_CHARS } from "../../src/api/transport";
+import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+
+/*
+ * One attempt at the HTTP boundary, edge by edge: what counts as success, how big a body may
+ * be, where the request id and the server's message come from, and how a failure without an
+ * answer is classified.
+ */
+
+const ORG = randomUUID();
+const SVC = randomUUID();
+const PATH = `/v1/organizations/${ORG}/services/${SVC}`;
+const serviceBody = (requestId?: string) =>
+  JSON.stringify({ status: 200, ...(requestId ? { requestId } : {}), result: { id: SVC, state: "running" } });
+
+function clientFor(
+  server: { url: string },
+  overrides: Partial<ConstructorParameters<typeof ApiClient>[0]> = {},
+) {
+  return new ApiClient({
+    apiUrl: server.url,
+    keyId: "key-id",
+    keySecret: "key-secret-value",
+    rateLimit: false,
+    retry: { maxAttempts: 1 },
+    ...overrides,
+  });
+}
+
+async function failure(work: Promise<unknown>): Promise<Error> {
+  return work.then(
+    () => assert.fail("expected a failure"),
+    (error: Error) => error,
+  );
+}
+
+describe("one attempt at the HTTP boundary", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => server?.close());
+
+  function answer(status: number, body: string, headers: Record<string, string> = {}) {
+    return startHostileServer((_req, res) => {
+      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.end(body);
+    });
+  }
+
+  it("299 is success; 300 is an error, not retried", async () => {
+    server = await answer(299, serviceBody("r-299"));
+    const ok = await clientFor(server).getService(ORG, SVC);
+    assert.equal(ok.requestId, "r-299");
+    await server.close();
+    server = await answer(300, JSON.stringify({ status: 300, error: "moved" }));
+    const error = await failure(clientFor(server, { retry: { maxAttempts: 3 } }).getService(ORG, SVC));
+    assert.equal(error.constructor, ApiError);
+    assert.equal(error.message, `300 moved (GET ${PATH})`);
+    assert.equal(server.requests.length, 1);
+  });
+
+  it("a body of exactly the cap is read whole; one byte more is refused", async () => {
+    const body = serviceBody("r-cap");
+    server = await answer(200, body + " ".repeat(MAX_BODY_BYTES - body.length));
+    assert.equal((await clientFor(server).getService(ORG, SVC)).service.state, "running");
+    await server.close();
+    server = await answer(200, body + " ".repeat(MAX_BODY_BYTES - body.length + 1));
+    const error = await failure(clientFor(server).getService(ORG, SVC));
+    assert.ok(error instanceof ResponseValidationError, String(error));
+    assert.deepEqual(error.issues, [`(body): larger than ${MAX_BODY_BYTES} bytes`]);
+  });
+
+  it("a 2xx that is not JSON says so, quoting at most 80 characters", async () => {
+    server = await answer(200, `<html>${"x".repeat(100)}</html>`);
+    const error = await failure(clientFor(server).getService(ORG, SVC));
+    assert.ok(error instanceof ResponseValidationError, String(error));
+    assert.deepEqual(error.issues, [`(body): not JSON: "<html>${"x".repeat(74)}… (33 more characters)"`]);
+    await server.close();
+    server = await answer(200, "");
+    const empty = await failure(clientFor(server).getService(ORG, SVC));
+    assert.deepEqual((empty as ResponseValidationError).issues, ['(body): not JSON: ""']);
+  });
+
+  it("the request id comes from the body, else from X-Request-Id, cut at its cap", async () => {
+    server = await answer(200, serviceBody("from-body"), { "x-request-id": "from-header" });
+    assert.equal((await clientFor(server).getService(ORG, SVC)).requestId, "from-body");
+    await server.close();
+    server = await answer(200, JSON.stringify({ status: 200, requestId: "", result: {} }), {
+      "x-request-id": "from-header",
+    });
+    assert.equal((await clientFor(server).getService(ORG, SVC)).requestId, "from-header");
+    await server.close();
+    server = await answer(200, serviceBody());
+    assert.equal((await clientFor(server).getService(ORG, SVC)).requestId, undefined);
+    await server.close();
+    const long = "r".repeat(MAX_REQUEST_ID_CHARS + 5);
+    server = await answer(200, serviceBody(long));
+    assert.equal(
+      (await clientFor(server).getService(ORG, SVC)).requestId,
+      `${"r".repeat(MAX_REQUEST_ID_CHARS)}… (5 more characters)`,
+    );
+  });
+
+  it("an error's message is the envelope's, else the trimmed text, else nothing", async () => {
+    server = await answer(503, JSON.stringify({ status: 503, error: "busy now", requestId: "r-5" }));
+    let error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    assert.equal(error.serverMessage, "busy now");
+    assert.equal(error.message, `503 busy now (GET ${PATH}, requestId r-5)`);
+    await server.close();
+    server = await answer(503, "  plain text page \n");
+    error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    assert.equal(error.serverMessage, "plain text page");
+    await server.close();
+    server = await answer(503, JSON.stringify({ status: 503, error: "" }));
+    error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    assert.equal(error.serverMessage, JSON.stringify({ status: 503, error: "" }));
+    await server.close();
+    server = await answer(503, "");
+    error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    assert.equal(error.serverMessage, undefined);
+    assert.equal(error.message, `503 (GET ${PATH})`);
+  });
+
+  it("a request id that is not a string in the body is ignored for the header's", async () => {
+    server = await answer(503, JSON.stringify({ status: 503, error: "busy", requestId: 42 }), {
+      "x-request-id": "h-1",
+    });
+    assert.equal(((await failure(clientFor(server).getService(ORG, SVC))) as ServerError).requestId, "h-1");
+  });
+
+  it("a 2xx of the wrong shape lists every problem with its path, or (root)", async () => {
+    server = await answer(
+      200,
+      JSON.stringify({
+        status: 200,
+        result: { state: 5, endpoints: [{ port: "x" }], ipAccessList: [{ source: 1 }] },
+      }),
+    );
+    const error = (await failure(clientFor(server).getService(ORG, SVC))) as ResponseValidationError;
+    assert.deepEqual(
+      error.issues.map((issue) => issue.split(":")[0]),
+      ["result.state", "result.endpoints.0.port", "result.ipAccessList.0.source"],
+    );
+    await server.close();
+    server = await answer(200, "[1]");
+    const root = (await failure(clientFor(server).getService(ORG, SVC))) as ResponseValidationError;
+    assert.match(root.issues[0], /^\(root\): /);
+  });
+
+  it("an error keeps only the allowlisted headers, each cut at 200 characters", async () => {
+    server = await answer(503, "{}", {
+      "retry-after": "1",
+      "x-ratelimit-reset": "9".repeat(250),
+      "set-cookie": "session=1",
+      "x-ratelimit-limit": "10",
+      "x-ratelimit-remaining": "0",
+      "x-request-id": "h-2",
+      server: "hostile",
+    });
+    const error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    assert.deepEqual(Object.keys(error.headers).sort(), [
+      "content-type",
+      "date",
+      "retry-after",
+      "x-ratelimit-limit",
+      "x-ratelimit-remaining",
+      "x-ratelimit-reset",
+      "x-request-id",
+    ]);
+    assert.equal(error.headers["x-ratelimit-reset"], `${"9".repeat(200)}… (50 more characters)`);
+    assert.equal(error.headers["content-type"], "application/json");
+  });
+
+  it("a GET carries no body and no content-type; a PATCH carries both", async () => {
+    const seen: { method: string; type: string | undefined; body: string }[] = [];
+    server = await startHostileServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => (body += chunk));
+      req.on("end", () => {
+        seen.push({ method: req.method ?? "", type: req.headers["content-type"], body });
+        res.end(serviceBody());
+      });
+    });
+    const client = clientFor(server);
+    await client.getService(ORG, SVC);
+    await client.changeServiceState(ORG, SVC, "stop");
+    assert.deepEqual(seen, [
+      { method: "GET", type: undefined, body: "" },
+      { method: "PATCH", type: "application/json", body: '{"command":"stop"}' },
+    ]);
+  });
+
+  it("headers that never come are a timeout, with undici's code kept on a redacted cause", async () => {
+    server = await startHostileServer(() => undefined);
+    const error = await failure(
+      clientFor(server, { timeouts: { headersMs: 300, totalMs: 10_000 } }).getService(ORG, SVC),
+    );
+    assert.ok(error instanceof ApiTimeoutError, String(error));
+    assert.match(error.message, new RegExp(`^Timed out \\(GET ${PATH}\\): UND_ERR_HEADERS_TIMEOUT: `));
+    assert.equal((error.cause as { code?: string }).code, "UND_ERR_HEADERS_TIMEOUT");
+    assert.equal(error.status, undefined);
+  });
+
+  it("a whole attempt past its total deadline says how long it had", async () => {
+    server = await startHostileServer(() => undefined);
+    const error = await failure(clientFor(server, { timeouts: { totalMs: 250 } }).getService(ORG, SVC));
+    assert.ok(error instanceof ApiTimeoutError, String(error));
+    assert.equal(error.message, `Timed out (GET ${PATH}): no complete answer within 0.3 s`);
+  });
+
+  it("a refused connection is a connection error naming the code", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const error = await failure(clientFor({ url: `http://127.0.0.1:${port}` }).getService(ORG, SVC));
+    assert.ok(error instanceof ApiConnectionError && !(error instanceof ApiTimeoutError), String(error));
+    assert.match(error.message, new RegExp(`^Connection failed \\(GET ${PATH}\\): ECONNREFUSED: `));
+    assert.equal((error.cause as { code?: string }).code, "ECONNREFUSED");
+  });
+});

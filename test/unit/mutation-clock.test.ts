@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { MAX_TIMER_MS, systemClock } from "../../src/api/clock";
+
+/* The system clock's sleep hands Node a delay it can hold: never negative, NaN or past 32 bits. */
+
+describe("system clock", () => {
+  const realSetTimeout = globalThis.setTimeout;
+  afterEach(() => {
+    globalThis.setTimeout = realSetTimeout;
+  });
+
+  /** The delay that sleep(ms) hands to setTimeout (the timer fires at once here). */
+  async function delayGivenToNode(ms: number): Promise<number> {
+    let given: number | undefined;
+    globalThis.setTimeout = ((callback: () => void, delay: number) => {
+      given = delay;
+      return realSetTimeout(callback, 0);
+    }) as typeof setTimeout;
+    await systemClock.sleep(ms);
+    globalThis.setTimeout = realSetTimeout;
+    return given!;
+  }
+
+  it("a wait longer than Node's 32-bit timers is held at the longest one, not fired at once", async () => {
+    assert.equal(MAX_TIMER_MS, 2_147_483_647);
+    assert.equal(await delayGivenToNode(1e12), 2_147_483_647);
+    assert.equal(await delayGivenToNode(2_147_483_647), 2_147_483_647);
+  });
+
+  it("negative, NaN and infinite waits become no wait; others are kept", async () => {
+    assert.equal(await delayGivenToNode(-5), 0);
+    assert.equal(await delayGivenToNode(Number.NaN), 0);
+    assert.equal(await delayGivenToNode(Number.POSITIVE_INFINITY), 0);
+    assert.equal(await delayGivenToNode(25), 25);
+  });
+
+  it("now is the wall clock", () => {
+    const before = Date.now();
+    const now = systemClock.now();
+    assert.ok(now >= before && now <= Date.now());
+  });
+});

@@ -1,0 +1,196 @@
+import assert from "node:assert/strict";
+import { type RequestOptions, type ServiceCommand } from "../../src/api/client";
+import { type Clock } from "../../src/api/clock";
+import { ApiTimeoutError, ServerError } from "../../src/api/errors";
+import {
+  converge,
+  ConvergeError,
+  DEFAULT_TUNING,
+  describeService,
+  MIN_POLL_MS,
+  type ConvergeRequest,
+  scaleTuning,
+} from "../../src/provider/converge";
+
+/*
+ * The converger's outcomes in detail, against a scripted API on a virtual clock: the counts it
+ * returns, what its timeout errors say, and when an error inside the client is a timeout.
+ */
+
+const ORG = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
+const ID = "4a3b2c1d-0e9f-4a8b-8c7d-6e5f4a3b2c1d";
+
+type Answer = string | Error | { name?: string; state?: string };
+
+function scripted(gets: Answer[], patches: Answer[] = [], tuning = {}) {
+  const calls: string[] = [];
+  const sleeps: number[] = [];
+  let now = 0;
+  const clock: Clock = {
+    now: () => now,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      now += ms;
+    },
+  };
+  const answer = (value: Answer | undefined) => {
+    if (value instanceof Error) throw value;
+    const service =
+      typeof value === "string" ? { id: ID, name: "analytics", state: value } : { id: ID, ...value };
+    return { service, requestId: "r" };
+  };
+  const client = {
+    async getService() {
+      calls.push("GET");
+      return answer(gets.length > 1 ? gets.shift() : gets[0]);
+    },
+    async changeServiceState(
+      _org: string,
+      _id: string,
+      command: ServiceCommand,
+      options: RequestOptions = {},
+    ) {
+      calls.push(`PATCH ${command}`);
+      if (options.applyBudget) options.applyBudget.used++;
+      return answer(patches.shift());
+    },
+  };
+  const deps = {
+    client,
+    clock,
+    random: () => 0.5,
+    log: { info: () => undefined, warn: () => undefined },
+    tuning: { ...DEFAULT_TUNING, ...tuning },
+  };
+  return { deps, calls, sleeps, now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+const request = (overrides: Partial<ConvergeRequest> = {}): ConvergeRequest => ({
+  organizationId: ORG,
+  serviceId: ID,
+  desired: "running",
+  timeoutMs: 1_200_000,
+  waitForState: true,
+  ...overrides,
+});
+
+async function convergeError(promise: Promise<unknown>): Promise<ConvergeError> {
+  const error = await promise.then(
+    () => assert.fail("expected a ConvergeError"),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof ConvergeError, String(error));
+  return error;
+}
+
+describe("converge outcomes in detail", () => {
+  it("a timeout that is not a finite positive number is refused before any request", async () => {
+    for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const s = scripted(["stopped"]);
+      await assert.rejects(converge(request({ timeoutMs }), s.deps), {
+        name: "TypeError",
+        message: `the timeout must be a positive number of ms, got ${timeoutMs}`,
+      });
+      assert.deepEqual(s.calls, []);
+    }
+  });
+
+  it("counts the PATCHes that may have applied and every request made", async () => {
+    const s = scripted(["stopped", "starting", "running"], ["starting"]);
+    const result = await converge(request(), s.deps);
+    assert.equal(result.commandsSent, 1);
+    assert.equal(result.calls, 4, "GET, PATCH, two polls");
+    assert.equal(result.service.state, "running");
+    const none = await converge(request(), scripted(["running"]).deps);
+    assert.deepEqual(
+      { commands: none.commands, sent: none.commandsSent, calls: none.calls },
+      {
+        commands: [],
+        sent: 0,
+        calls: 1,
+      },
+    );
+  });
+
+  it("a short timeout keeps 5 % of it for the last poll; the message gives tenths of a second", async () => {
+    const s = scripted(["upgrading"]);
+    const error = await convergeError(converge(request({ timeoutMs: 4_000 }), s.deps));
+    assert.equal(s.now(), 3_800, "the last poll 200 ms (5 %) before the deadline");
+    assert.equal(
+      error.message,
+      `Timed out after 3.8s waiting for service "analytics" (${ID.slice(0, 8)}…) to be running: it is upgrading ` +
+        "(a state this provider does not know). Raise timeoutSeconds if it needs longer.",
+    );
+    assert.equal(error.service?.state, "upgrading");
+  });
+
+  it("a long timeout's message gives whole seconds, what was sent, and a state that is missing", async () => {
+    const s = scripted([{ name: "", state: "stopped" }, {}], [{ state: "starting" }]);
+    const error = await convergeError(converge(request({ timeoutMs: 60_000 }), s.deps));
+    assert.equal(
+      error.message,
+      `Timed out after 59s waiting for service ${ID.slice(0, 8)}… to be running after sending start: ` +
+        "it is in no reported state (a state this provider does not know). Raise timeoutSeconds if it needs longer.",
+    );
+    assert.equal(error.kind, "timeout");
+    assert.equal(error.commandAccepted, true);
+  });
+
+  it("a client timeout near the deadline is a converge timeout; earlier, an API failure", async () => {
+    const timeout = () =>
+      new ApiTimeoutError({
+        status: undefined,
+        message: "Timed out (GET /x): slow",
+        method: "GET",
+        path: "/x",
+      });
+    const late = scripted(["starting", timeout()]);
+    late.deps.clock.sleep = async (ms) => {
+      late.advance(ms + 60_000); // the poll ran into the deadline
+    };
+    const lateError = await convergeError(converge(request({ timeoutMs: 60_000 }), late.deps));
+    assert.equal(lateError.kind, "timeout");
+    assert.ok(lateError.cause instanceof ApiTimeoutError);
+    assert.match(lateError.message, /^Timed out after \d+s waiting for/);
+
+    const early = scripted(["starting", timeout()]);
+    const earlyError = await convergeError(converge(request({ timeoutMs: 60_000 }), early.deps));
+    assert.equal(earlyError.kind, "api");
+    assert.equal(earlyError.message, "Timed out (GET /x): slow");
+
+    const first = scripted([timeout()]);
+    const firstError = await convergeError(converge(request({ timeoutMs: 60_000 }), first.deps));
+    assert.equal(firstError.kind, "api", "without any service seen it is not a converge timeout");
+  });
+
+  it("a command whose answer was lost counts as accepted, and is sent again only once the service moved", async () => {
+    const lost = Object.assign(
+      new ServerError({ status: 502, message: "502 (PATCH /x)", method: "PATCH", path: "/x" }),
+      { possiblyApplied: true },
+    );
+    const s = scripted(
+      ["stopped", new ServerError({ status: 503, message: "503", method: "GET", path: "/x" })],
+      [lost],
+    );
+    const error = await convergeError(converge(request(), s.deps));
+    assert.equal(error.commandAccepted, true, "the PATCH may have applied");
+    assert.equal(error.kind, "api");
+  });
+
+  it("polls never shorter than MIN_POLL_MS, however small the tuning", async () => {
+    const s = scripted(
+      ["stopped", "starting", "starting", "running"],
+      ["starting"],
+      scaleTuning(DEFAULT_TUNING, 1e-7),
+    );
+    await converge(request(), s.deps);
+    assert.ok(s.sleeps.length >= 2);
+    for (const ms of s.sleeps) assert.equal(ms, MIN_POLL_MS);
+  });
+
+  it("names a service by name and short id, or by short id alone", () => {
+    assert.equal(describeService({ name: "db" }, ID), `service "db" (4a3b2c1d…)`);
+    assert.equal(describeService({ name: null }, ID), "service 4a3b2c1d…");
+    assert.equal(describeService(undefined, ID), "service 4a3b2c1d…");
+  });
+});

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import {
+  ApiError,
+  ConfigurationError,
+  createApiError,
+  errorClassForStatus,
+  ResponseValidationError,
+  ServerError,
+} from "../../src/api/errors";
+
+/* The error classes' messages and fields when parts are missing, and the 5xx boundary. */
+
+describe("error messages and fields", () => {
+  it("without a server message or request id, the message is status and where", () => {
+    const error = createApiError({ status: 404, method: "GET", path: "/v1/x" });
+    assert.equal(error.message, "404 (GET /v1/x)");
+    assert.equal(error.serverMessage, undefined);
+    assert.equal(error.requestId, undefined);
+    assert.deepEqual(error.headers, {});
+    assert.equal(error.possiblyApplied, false);
+    assert.equal("cause" in error, false);
+    assert.equal(error.method, "GET");
+    assert.equal(error.path, "/v1/x");
+  });
+
+  it("an empty server message adds nothing; kept headers are kept", () => {
+    const error = createApiError({
+      status: 400,
+      serverMessage: "",
+      method: "DELETE",
+      path: "/v1/y",
+      headers: { "x-request-id": "r" },
+    });
+    assert.equal(error.message, "400 (DELETE /v1/y)");
+    assert.deepEqual(error.headers, { "x-request-id": "r" });
+  });
+
+  it("only 500 and above are server errors", () => {
+    assert.equal(errorClassForStatus(499), ApiError);
+    assert.equal(errorClassForStatus(500), ServerError);
+    assert.equal(errorClassForStatus(599), ServerError);
+    assert.equal(errorClassForStatus(423), ApiError);
+  });
+
+  it("a response that does not fit lists its problems, with the request id when there is one", () => {
+    const withId = new ResponseValidationError({
+      status: 200,
+      requestId: "r-7",
+      method: "GET",
+      path: "/v1/z",
+      issues: ["result.state: expected string", "status: required"],
+    });
+    assert.equal(
+      withId.message,
+      "Unexpected response to GET /v1/z (status 200, requestId r-7): result.state: expected string; status: required",
+    );
+    assert.equal(withId.name, "ResponseValidationError");
+    assert.equal(withId.possiblyApplied, false);
+    assert.deepEqual(withId.headers, {});
+    assert.ok(!(withId instanceof ApiError), "not an HTTP error: the request worked");
+    const withoutId = new ResponseValidationError({
+      status: 204,
+      method: "PATCH",
+      path: "/p",
+      issues: ["a"],
+    });
+    assert.equal(withoutId.message, "Unexpected response to PATCH /p (status 204): a");
+    assert.equal(withoutId.status, 204);
+  });
+
+  it("one configuration problem is the message; several are listed", () => {
+    assert.equal(new ConfigurationError(["only one"]).message, "only one");
+    const several = new ConfigurationError(["first", "second"]);
+    assert.equal(several.message, "Invalid configuration:\n- first\n- second");
+    assert.equal(several.name, "ConfigurationError");
+    assert.deepEqual(several.problems, ["first", "second"]);
+  });
+});

@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import {
+  checkApiUrl,
+  checkedRequestUrl,
+  endpointSegment,
+  isEndpointId,
+  isLoopbackHost,
+  isUuid,
+  uuidSegment,
+  withoutUserinfo,
+} from "../../src/api/guards";
+import {
+  basicAuthorization,
+  REDACTED,
+  redactDeep,
+  redactSecrets,
+  secretForms,
+  truncate,
+} from "../../src/api/redact";
+
+/* Input guards and redaction, edge by edge, with the exact messages users see. */
+
+const UUID = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
+
+describe("ids", () => {
+  it("a uuid is exactly 8-4-4-4-12 hex digits, in either case", () => {
+    assert.ok(isUuid(UUID.toUpperCase()));
+    for (const bad of [`x${UUID}`, `${UUID}x`, UUID.replace("3f2a", "3g2a"), UUID.slice(1)]) {
+      assert.ok(!isUuid(bad), bad);
+    }
+  });
+
+  it("an endpoint id is 1 to 128 allowed characters, and not dots alone", () => {
+    for (const ok of ["a", "x".repeat(128), ".a", "a.", "a..b", "A-Z_0:9~"]) assert.ok(isEndpointId(ok), ok);
+    for (const bad of [".", "..", "....", "x".repeat(129), "a%b", " a", "a\n", 7]) {
+      assert.ok(!isEndpointId(bad), JSON.stringify(bad));
+    }
+  });
+
+  it("segments are returned as given, or refused with a message naming the field and the value", () => {
+    assert.equal(uuidSegment("serviceId", UUID), UUID);
+    assert.equal(endpointSegment("reversePrivateEndpointId", "rpe:1~a"), "rpe%3A1~a");
+    assert.throws(() => uuidSegment("serviceId", "nope"), {
+      name: "TypeError",
+      message: `serviceId must be a uuid (like ${UUID}), got "nope"`,
+    });
+    assert.throws(() => endpointSegment("reversePrivateEndpointId", ".."), {
+      name: "TypeError",
+      message:
+        'reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ -, not dots alone, got ".."',
+    });
+  });
+});
+
+describe("the path about to be sent", () => {
+  const template = "/v1/organizations/{organizationId}/services/{serviceId}";
+  it("matches its template segment for segment, and says what it refused", () => {
+    assert.equal(
+      checkedRequestUrl("https://api.example.com", template, "/v1/organizations/a/services/b"),
+      "https://api.example.com/v1/organizations/a/services/b",
+    );
+    for (const path of [
+      "/v1/organizations/a/services/b/",
+      "/v1/organizations//services/b",
+      "/v1/organizations/./services/b",
+      "/v1/organizations/a/services/b/state",
+      "x/v1/organizations/a/services/b",
+      `/v1/organizations/${"x".repeat(129)}/services/b`,
+    ]) {
+      assert.throws(() => checkedRequestUrl("https://api.example.com", template, path), {
+        name: "TypeError",
+        message: new RegExp(
+          `^Refusing to send: the request path ${JSON.stringify(path).replace(/[./]/g, "\\$&")} does not match`,
+        ),
+      });
+    }
+  });
+
+  it("the refusal quotes the path as it would have been sent", () => {
+    assert.throws(
+      () => checkedRequestUrl("https://api.example.com/b", template, "/v1/organizations/a/services/b/"),
+      {
+        message:
+          'Refusing to send: the request path "/v1/organizations/a/services/b/" does not match ' +
+          `${template} as sent ("/b/v1/organizations/a/services/b/")`,
+      },
+    );
+  });
+
+  it("a segment that is only dots is refused, one with dots and more is not", () => {
+    assert.throws(() =>
+      checkedRequestUrl("https://api.example.com", template, "/v1/organizations/../services/b"),
+    );
+    assert.ok(checkedRequestUrl("https://api.example.com", template, "/v1/organizations/..a/services/b"));
+  });
+});
+
+describe("API URLs", () => {
+  it("loopback means localhost, ::1 or 127.x.y.z, nothing else", () => {
+    for (const host of ["localhost", "LOCALHOST", "[::1]", "::1", "127.0.0.1", "127.255.0.9"]) {
+      assert.ok(isLoopbackHost(host), host);
+    }
+    for (const host of [
+      "localhost.example.com",
+      "127.0.0.1.nip.io",
+      "128.0.0.1",
+      "127.0.0",
+      "x127.0.0.1",
+      "::2",
+    ]) {
+      assert.ok(!isLoopbackHost(host), host);
+    }
+  });
+
+  const problems = (text: string) => {
+    const checked = checkApiUrl(text);
+    return "problems" in checked ? checked.problems : [];
+  };
+
+  it("each problem is named, all at once", () => {
+    assert.deepEqual(problems("ftp://x.example.com"), ["the scheme must be https (got ftp)"]);
+    assert.deepEqual(problems("http://10.0.0.1:8080"), [
+      "http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://10.0.0.1:8080",
+    ]);
+    assert.deepEqual(problems("https://user:pw@x.example.com"), [
+      "the URL must not contain credentials; set the API key instead",
+    ]);
+    assert.deepEqual(problems("https://user@x.example.com"), [
+      "the URL must not contain credentials; set the API key instead",
+    ]);
+    assert.deepEqual(problems("https://:pw@x.example.com"), [
+      "the URL must not contain credentials; set the API key instead",
+    ]);
+    assert.deepEqual(problems("https://x.example.com/#f"), ["the URL must not have a query or fragment"]);
+    assert.deepEqual(problems("https://x.example.com/v1/"), [
+      "give the base URL without the trailing /v1 (the client adds it)",
+    ]);
+    assert.deepEqual(problems("http://u:p@10.0.0.1/v1?q"), [
+      "http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://10.0.0.1",
+      "the URL must not contain credentials; set the API key instead",
+      "the URL must not have a query or fragment",
+      "give the base URL without the trailing /v1 (the client adds it)",
+    ]);
+  });
+
+  it("a URL that does not parse is quoted without its userinfo", () => {
+    assert.deepEqual(problems("user name:hunter2@nowhere"), [
+      '"***@nowhere" is not an absolute URL (expected e.g. https://api.example.com)',
+    ]);
+    assert.deepEqual(problems("https://u:hunter2@exa mple.com"), [
+      '"https://***@exa mple.com" is not an absolute URL (expected e.g. https://api.example.com)',
+    ]);
+    assert.deepEqual(problems("//u:hunter2@api.example.com"), [
+      '"//***@api.example.com" is not an absolute URL (expected e.g. https://api.example.com)',
+    ]);
+    assert.equal(withoutUserinfo("https://u:p@h/x@y"), "https://***@h/x@y");
+    assert.equal(withoutUserinfo("https://h/path?x=a@b"), "https://h/path?x=a@b");
+  });
+
+  it("a base path is kept, slashes at its end are not; /v1 inside a longer segment is fine", () => {
+    assert.deepEqual(checkApiUrl("https://x.example.com/api//"), { url: "https://x.example.com/api" });
+    assert.deepEqual(checkApiUrl("https://x.example.com/apiv1"), { url: "https://x.example.com/apiv1" });
+    assert.deepEqual(checkApiUrl("https://x.example.com/v1/api"), { url: "https://x.example.com/v1/api" });
+    assert.deepEqual(checkApiUrl("http://localhost:8787"), { url: "http://localhost:8787" });
+  });
+});
+
+describe("redaction", () => {
+  it("the Basic token is base64 of id:secret", () => {
+    assert.equal(basicAuthorization("id", "secret"), `Basic ${Buffer.from("id:secret").toString("base64")}`);
+  });
+
+  it("every form of the secret and of the token is listed, longest first, short ones never", () => {
+    const secret = 'se+cr/et "x"?';
+    const token = Buffer.from(`id:${secret}`).toString("base64");
+    const forms = secretForms("id", secret);
+    for (const value of [secret, token, Buffer.from(secret).toString("base64")]) {
+      for (const form of [
+        value,
+        JSON.stringify(value).slice(1, -1),
+        encodeURIComponent(value),
+        new URLSearchParams({ v: value }).toString().slice(2),
+        Buffer.from(value).toString("base64url"),
+      ]) {
+        assert.ok(forms.includes(form), form);
+      }
+    }
+    assert.deepEqual(
+      forms,
+      [...forms].sort((a, b) => b.length - a.length),
+    );
+    assert.ok(secretForms("i", "abc").every((form) => form.length >= 6));
+    assert.ok(
+      secretForms("i", "abcdef").includes("abcdef"),
+      "a secret of exactly 6 characters is searched for",
+    );
+    assert.ok(!secretForms("i", "abc").includes("abc"));
+  });
+
+  it("Authorization values of any scheme and quoting are masked, the scheme kept", () => {
+    assert.equal(redactSecrets("Authorization: Bearer abc.def", []), `Authorization: Bearer ${REDACTED}`);
+    assert.equal(
+      redactSecrets(`{"authorization":"basic QUJD=="}`, []),
+      `{"authorization":"basic ${REDACTED}"}`,
+    );
+    assert.equal(redactSecrets("authorization='Basic x%2Fy'", []), `authorization='Basic ${REDACTED}'`);
+    assert.equal(redactSecrets("authorization = Basic a b", []), `authorization = Basic ${REDACTED} b`);
+    assert.equal(redactSecrets("Authorization: Basic   QUJD", []), `Authorization: Basic ${REDACTED}`);
+  });
+
+  it("every occurrence is replaced; secrets shorter than 6 characters are left alone", () => {
+    assert.equal(redactSecrets("abcdef and abcdef", ["abcdef"]), `${REDACTED} and ${REDACTED}`);
+    assert.equal(redactSecrets("abcde", ["abcde", undefined, ""]), "abcde");
+  });
+
+  it("redactDeep redacts strings, keys and array items, and leaves other values alone", () => {
+    const secret = "s3cr3t-value";
+    assert.deepEqual(redactDeep({ [secret]: [secret, 1, null, true, { nested: `x${secret}` }] }, [secret]), {
+      [REDACTED]: [REDACTED, 1, null, true, { nested: `x${REDACTED}` }],
+    });
+    assert.equal(redactDeep(5, [secret]), 5);
+    assert.equal(redactDeep(null, [secret]), null);
+  });
+
+  it("truncate keeps max characters and says how many more there were", () => {
+    assert.equal(truncate("abcdef", 6), "abcdef");
+    assert.equal(truncate("abcdefgh", 6), "abcdef… (2 more characters)");
+  });
+});

@@ -1,0 +1,254 @@
+import assert from "node:assert/strict";
+import { readSetting, resolveConfig } from "../../src/provider/config";
+import {
+  checkFields,
+  checkInputs,
+  pickFields,
+  requireValid,
+  timeoutField,
+  uuidField,
+  UNKNOWN_VALUE,
+} from "../../src/provider/inputs";
+import * as endpoint from "../../src/provider/reversePrivateEndpointDeletion";
+import * as runState from "../../src/provider/serviceRunState";
+
+/*
+ * What the provider's entry points accept, without any API call: diff (also run by refresh),
+ * update of the endpoint deletion, the input checks, and the configuration's messages.
+ */
+
+const ORG = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
+const SVC = "4a3b2c1d-0e9f-4a8b-8c7d-6e5f4a3b2c1d";
+
+describe("ServiceRunState diff", () => {
+  const olds = {
+    organizationId: ORG,
+    serviceId: SVC,
+    state: "running",
+    timeoutSeconds: 1200,
+    waitForState: true,
+  };
+  const observed = { ...olds, observedState: "running" };
+
+  it("no change is exactly no change: nothing replaced, never delete-before-replace", async () => {
+    assert.deepEqual(await runState.diff("x", observed, { ...olds }), {
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("drift seen by refresh (observed no longer satisfies the same desired state) is an update", async () => {
+    assert.deepEqual(await runState.diff("x", { ...olds, observedState: "stopped" }, { ...olds }), {
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    assert.equal((await runState.diff("x", { ...olds, observedState: "idle" }, { ...olds })).changes, false);
+    assert.equal((await runState.diff("x", { ...olds }, { ...olds })).changes, true, "never observed");
+  });
+
+  it("each option alone is an update without replacement; an unknown state is a change", async () => {
+    for (const change of [{ timeoutSeconds: 60 }, { waitForState: false }, { state: UNKNOWN_VALUE }]) {
+      const d = await runState.diff("x", observed, { ...olds, ...change });
+      assert.equal(d.changes, true, JSON.stringify(change));
+      assert.deepEqual(d.replaces, []);
+    }
+  });
+
+  it("refuses to diff against invalid new inputs, naming the entry point", async () => {
+    await assert.rejects(runState.diff("x", observed, { ...olds, state: "Running" }), (error: Error) =>
+      error.message.startsWith("ServiceRunState diff: refusing to act on invalid properties"),
+    );
+  });
+});
+
+describe("ReversePrivateEndpointDeletion diff, update and check", () => {
+  const props = { organizationId: ORG, serviceId: SVC, reversePrivateEndpointId: "rpe-1" };
+
+  it("a timeout change alone is an update without replacement; an absent timeout is the default", async () => {
+    assert.deepEqual(
+      await endpoint.diff("x", { ...props, timeoutSeconds: 300 }, { ...props, timeoutSeconds: 60 }),
+      {
+        changes: true,
+        replaces: [],
+        deleteBeforeReplace: false,
+      },
+    );
+    assert.equal((await endpoint.diff("x", { ...props }, { ...props, timeoutSeconds: 300 })).changes, false);
+    assert.equal((await endpoint.diff("x", { ...props, timeoutSeconds: 300 }, { ...props })).changes, false);
+    assert.equal((await endpoint.diff("x", { ...props }, { ...props, timeoutSeconds: 301 })).changes, true);
+  });
+
+  it("diff refuses invalid new inputs", async () => {
+    await assert.rejects(
+      endpoint.diff("x", props, { ...props, reversePrivateEndpointId: ".." }),
+      (error: Error) =>
+        error.message.startsWith(
+          "ReversePrivateEndpointDeletion diff: refusing to act on invalid properties",
+        ),
+    );
+  });
+
+  it("update re-validates and returns the inputs with the default timeout", async () => {
+    assert.deepEqual(await endpoint.update("x", props, { ...props }), {
+      outs: { ...props, timeoutSeconds: 300 },
+    });
+    assert.deepEqual(await endpoint.update("x", props, { ...props, timeoutSeconds: 5 }), {
+      outs: { ...props, timeoutSeconds: 5 },
+    });
+    await assert.rejects(
+      endpoint.update("x", props, { ...props, timeoutSeconds: Number.NaN }),
+      (error: Error) =>
+        error.message.startsWith(
+          "ReversePrivateEndpointDeletion update: refusing to act on invalid properties",
+        ),
+    );
+  });
+
+  it("check fills the default timeout of 300 and keeps one given", async () => {
+    const { inputs, failures } = await endpoint.check({}, { ...props });
+    assert.deepEqual(failures, []);
+    assert.equal(inputs.timeoutSeconds, 300);
+    assert.equal((await endpoint.check({}, { ...props, timeoutSeconds: 7 })).inputs.timeoutSeconds, 7);
+  });
+});
+
+describe("input checks", () => {
+  const fields = {
+    id: { schema: uuidField("id"), required: true },
+    timeout: { schema: timeoutField("timeout"), required: false },
+  };
+
+  it("timeouts: positive, at most a day, a number", () => {
+    const reasonFor = (timeout: unknown) => checkFields({ id: ORG, timeout }, fields)[0]?.reason;
+    assert.equal(reasonFor(86_400), undefined);
+    assert.equal(reasonFor(0.5), undefined);
+    assert.equal(reasonFor(0), "timeout must be greater than 0 (got 0)");
+    assert.equal(reasonFor(86_401), "timeout must be at most 86400 (24 hours) (got 86401)");
+    assert.equal(reasonFor("5"), 'timeout must be a number of seconds (got "5")');
+    assert.equal(reasonFor(Number.NaN), "timeout must be a number of seconds (got null)");
+  });
+
+  it("a required field missing or null is reported; an optional one is not", () => {
+    assert.deepEqual(checkFields({ timeout: null }, fields), [{ property: "id", reason: "id is required" }]);
+    assert.deepEqual(checkFields({ id: null }, fields), [{ property: "id", reason: "id is required" }]);
+    assert.deepEqual(checkFields({ id: "nope" }, fields), [
+      { property: "id", reason: 'id must be a uuid, like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b (got "nope")' },
+    ]);
+    assert.deepEqual(checkFields({ id: 5 }, fields), [
+      { property: "id", reason: "id must be a string (got 5)" },
+    ]);
+  });
+
+  it("unknown values pass check, and only check", () => {
+    const unknownTimeout = { id: ORG, timeout: UNKNOWN_VALUE };
+    assert.deepEqual(checkFields(unknownTimeout, fields), []);
+    assert.equal(checkFields(unknownTimeout, fields, false).length, 1);
+    assert.throws(() => requireValid("X create", unknownTimeout, fields));
+    assert.doesNotThrow(() => requireValid("X diff", unknownTimeout, fields, { allowUnknown: true }));
+  });
+
+  it("requireValid lists every problem under the entry point's name", () => {
+    assert.throws(() => requireValid("X read", { id: "a", timeout: -1 }, fields), {
+      message:
+        "X read: refusing to act on invalid properties (the stack's state may be old or edited by hand; " +
+        "fix the program, or run `pulumi refresh`):\n" +
+        '- id: id must be a uuid, like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b (got "a")\n' +
+        "- timeout: timeout must be greater than 0 (got -1)",
+    });
+  });
+
+  it("pickFields keeps only the named fields", () => {
+    assert.deepEqual(Object.keys(pickFields(fields, ["timeout"])), ["timeout"]);
+  });
+
+  it("checkInputs fills absent values from defaults, never over a given one, and explains a missing organization", () => {
+    const orgFields = { organizationId: { schema: uuidField("organizationId"), required: true } };
+    const given = checkInputs({ organizationId: SVC }, orgFields, { organizationId: ORG });
+    assert.deepEqual(given, { inputs: { organizationId: SVC }, failures: [] });
+    assert.deepEqual(checkInputs({}, orgFields, { organizationId: ORG }).inputs, { organizationId: ORG });
+    const missing = checkInputs({}, orgFields, { organizationId: undefined, extra: undefined });
+    assert.deepEqual(missing.inputs, {});
+    assert.deepEqual(missing.failures, [
+      {
+        property: "organizationId",
+        reason:
+          "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
+          "or environment variable DBCLOUD_ORGANIZATION_ID",
+      },
+    ]);
+    const invalid = checkInputs({ organizationId: "x" }, orgFields, { organizationId: undefined });
+    assert.match(invalid.failures[0].reason, /must be a uuid/, "an invalid one keeps its own reason");
+  });
+});
+
+describe("configuration messages", () => {
+  const none = () => undefined;
+
+  it("each missing setting says how to set it; only the secret with --secret", () => {
+    assert.throws(
+      () => resolveConfig(none, {}),
+      (error: Error & { problems: string[] }) => {
+        assert.deepEqual(error.problems, [
+          "Missing API URL: set stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL " +
+            "(pulumi config set dbcloud:apiUrl https://api.example.com)",
+          "Missing API key ID: set stack config dbcloud:apiKeyId or environment variable DBCLOUD_API_KEY_ID " +
+            "(pulumi config set dbcloud:apiKeyId <key id>)",
+          "Missing API key secret: set stack config dbcloud:apiKeySecret or environment variable " +
+            "DBCLOUD_API_KEY_SECRET (pulumi config set --secret dbcloud:apiKeySecret <key secret>)",
+        ]);
+        return true;
+      },
+    );
+  });
+
+  it("an invalid URL, organization or rate limit names where it came from", () => {
+    const env = {
+      DBCLOUD_API_URL: "ftp://x",
+      DBCLOUD_API_KEY_ID: "k",
+      DBCLOUD_API_KEY_SECRET: "s",
+      DBCLOUD_ORGANIZATION_ID: "acme",
+      DBCLOUD_RATE_LIMIT: "off",
+    };
+    assert.throws(
+      () => resolveConfig(none, env),
+      (error: Error & { problems: string[] }) => {
+        assert.deepEqual(error.problems, [
+          "Invalid API URL from stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL: " +
+            "the scheme must be https (got ftp)",
+          "Invalid organization id from stack config dbcloud:organizationId or environment variable " +
+            'DBCLOUD_ORGANIZATION_ID: "acme" is not a uuid',
+        ]);
+        return true;
+      },
+    );
+    const resolved = resolveConfig(none, {
+      ...env,
+      DBCLOUD_API_URL: "https://x.example.com/",
+      DBCLOUD_ORGANIZATION_ID: ORG,
+    });
+    assert.deepEqual(resolved, {
+      apiUrl: "https://x.example.com",
+      keyId: "k",
+      keySecret: "s",
+      organizationId: ORG,
+      rateLimit: false,
+    });
+    assert.throws(
+      () => resolveConfig(none, { ...env, DBCLOUD_ORGANIZATION_ID: ORG, DBCLOUD_RATE_LIMIT: "x" }),
+      {
+        message:
+          'Invalid configuration:\n- Invalid API URL from stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL: the scheme must be https (got ftp)\n- Invalid rate limit from stack config dbcloud:rateLimit or environment variable DBCLOUD_RATE_LIMIT: "x" is not a rate limit: write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"',
+      },
+    );
+  });
+
+  it("an empty environment value counts as unset", () => {
+    assert.equal(readSetting("apiKeyId", none, { DBCLOUD_API_KEY_ID: "" }), undefined);
+    assert.equal(
+      readSetting("apiKeyId", () => "", { DBCLOUD_API_KEY_ID: "e" }),
+      "e",
+    );
+  });
+});
