@@ -14,6 +14,7 @@ export default tseslint.config(
         require: "readonly",
         module: "readonly",
         __dirname: "readonly",
+        __filename: "readonly",
         Buffer: "readonly",
         setTimeout: "readonly",
         clearTimeout: "readonly",

@@ -86,10 +86,10 @@ describe("fault suite: ReversePrivateEndpointDeletion", function () {
   });
 
   it("under every fault kind: a destroy that succeeds leaves no endpoint, and errors are clear", async () => {
-    await fc.assert(property(true, ["gone"]), settings(15));
+    await fc.assert(property(true, ["gone"]), settings(20));
   });
 
   it("under every fault kind: the secret appears in no error or log line", async () => {
-    await fc.assert(property(true, ["secret"]), settings(15));
+    await fc.assert(property(true, ["secret"]), settings(20));
   });
 });

@@ -34,7 +34,7 @@ describe("fault suite: ServiceRunState", function () {
   });
 
   it("under every fault kind: only commands the state table allows, at most 3 reach the server, requests bounded", async () => {
-    await fc.assert(property(hostileFault, ["commands"]), settings(15));
+    await fc.assert(property(hostileFault, ["commands"]), settings(20));
   });
 
   it("under every fault kind: the target state, or an error naming its cause and request id", async () => {
@@ -42,14 +42,14 @@ describe("fault suite: ServiceRunState", function () {
   });
 
   it("under every fault kind: the server's state is what the stack recorded; nothing lost", async () => {
-    await fc.assert(property(hostileFault, ["recorded"]), settings(15));
+    await fc.assert(property(hostileFault, ["recorded"]), settings(20));
   });
 
   it("under stalls, trickled bodies and long 429 waits: within the deadline plus 2 s, and an error naming the cause", async () => {
-    await fc.assert(property(slowFault, ["time", "outcome"]), settings(12));
+    await fc.assert(property(slowFault, ["time", "outcome"]), settings(15));
   });
 
   it("under every fault kind: the secret appears in no error, output or log line", async () => {
-    await fc.assert(property(hostileFault, ["secret"]), settings(15));
+    await fc.assert(property(hostileFault, ["secret"]), settings(20));
   });
 });
