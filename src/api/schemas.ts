@@ -70,11 +70,6 @@ export const serviceEnvelopeSchema = once(() =>
   z.looseObject({ status: z.number(), requestId: z.string().nullish(), result: serviceSchema() }),
 );
 
-/** `{status, requestId}`: the delete operation has no `result`. */
-export const deleteEnvelopeSchema = once(() =>
-  z.looseObject({ status: z.number(), requestId: z.string().nullish() }),
-);
-
 /** `{status, error, requestId?}`: lenient, it only feeds error messages. */
 export const errorEnvelopeSchema = once(() =>
   z.looseObject({

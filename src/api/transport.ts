@@ -107,13 +107,13 @@ export async function sendAttempt<S extends z.ZodType>(req: AttemptRequest<S>): 
       label,
     });
     if (bytes > MAX_BODY_BYTES) return invalid([`(body): larger than ${MAX_BODY_BYTES} bytes`]);
-    if (req.schema === "any")
-      return { ok: true, value: redactDeep(json, secrets) as z.infer<S>, requestId, label };
+    // Redacted before validation: a Service field echoing the secret never reaches an output.
+    const safe = mayHoldSecret(text, secrets) ? redactDeep(json, secrets) : json;
+    if (req.schema === "any") return { ok: true, value: safe as z.infer<S>, requestId, label };
     if (json === undefined) {
       return invalid([`(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, secrets), 80))}`]);
     }
-    // Redacted before validation: a Service field echoing the secret never reaches an output.
-    const parsed = req.schema.safeParse(mayHoldSecret(text, secrets) ? redactDeep(json, secrets) : json);
+    const parsed = req.schema.safeParse(safe);
     if (!parsed.success) return invalid(formatIssues(parsed.error));
     return { ok: true, value: parsed.data, requestId, label };
   }
