@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { steppedClock } from "../helpers/steppedClock";
 import { randomUUID } from "node:crypto";
 import { ApiClient } from "../../src/api/client";
 import { checkedRequestUrl } from "../../src/api/guards";
@@ -277,27 +278,14 @@ describe("nothing lost when an answer is lost", function () {
 
 describe("rate budget: a 429 pauses requests already waiting", () => {
   it("a waiter queued before the 429 is granted only after the pause", async () => {
-    let now = 0;
-    const sleepers: { until: number; wake: () => void }[] = [];
-    const clock = {
-      now: () => now,
-      sleep: (ms: number) => new Promise<void>((wake) => sleepers.push({ until: now + ms, wake })),
-    };
+    const { clock, now, runUntil } = steppedClock();
     const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
     await budget.acquire(); // t=0
     const granted: number[] = [];
-    const waiter = budget.acquire().then(() => granted.push(now)); // queued for t=1000
+    const waiter = budget.acquire().then(() => granted.push(now())); // queued for t=1000
     await Promise.resolve();
     budget.blockUntil(5_000); // a 429 arrives while it waits
-    // Run the virtual clock.
-    while (!granted.length) {
-      sleepers.sort((a, b) => a.until - b.until);
-      const next = sleepers.shift();
-      if (!next) break;
-      now = Math.max(now, next.until);
-      next.wake();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await runUntil(() => granted.length > 0);
     await waiter;
     assert.deepEqual(granted, [5_000]);
   });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { steppedClock } from "../helpers/steppedClock";
 import { MemoryLedger } from "../../src/api/ledger";
 import { type Clock } from "../../src/api/clock";
 import { BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
@@ -73,29 +74,17 @@ describe("rate budget edges", () => {
     assert.equal(budget.nextGrantAt(), 3_000);
   });
   it("a waiter paused by a 429 gives its slot back: no phantom grant holds the next window", async () => {
-    let now = 0;
-    const sleepers: { until: number; wake: () => void }[] = [];
-    const clock: Clock = {
-      now: () => now,
-      sleep: (ms) => new Promise<void>((wake) => sleepers.push({ until: now + ms, wake })),
-    };
+    const { clock, now, runUntil } = steppedClock();
     // The ledger passed in, so the test sees the grants it holds.
     const state = { grants: [] as number[], blockedUntil: 0 };
     const budget = new RateBudget({ requests: 2, windowMs: 10_000 }, clock, 0, new MemoryLedger(state));
     await budget.acquire();
     await budget.acquire();
     const granted: number[] = [];
-    const waiter = budget.acquire().then(() => granted.push(now)); // reserved for t=10000
+    const waiter = budget.acquire().then(() => granted.push(now())); // reserved for t=10000
     await Promise.resolve();
     budget.blockUntil(10_500); // a 429 while it waits
-    while (!granted.length) {
-      sleepers.sort((a, b) => a.until - b.until);
-      const next = sleepers.shift();
-      if (!next) break;
-      now = Math.max(now, next.until);
-      next.wake();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await runUntil(() => granted.length > 0);
     await waiter;
     assert.deepEqual(granted, [10_500]);
     // The slot reserved for 10000 was given back: the ledger holds only the grant made after the
