@@ -38,6 +38,33 @@ export function endpointSegment(name: string, value: unknown): string {
 /** One path segment of an operation's template: what a guarded id encodes to, never a dot segment. */
 const TEMPLATE_SEGMENT = "(?!\\.+(?:/|$))[A-Za-z0-9._:~-]{1,128}";
 
+/** Each operation's template as a pattern, built once: there are three operations. */
+const templatePatterns = new Map<string, RegExp>();
+
+function templatePattern(template: string): RegExp {
+  let pattern = templatePatterns.get(template);
+  if (!pattern) {
+    pattern = new RegExp(`^${template.replace(/\{[A-Za-z]+\}/g, TEMPLATE_SEGMENT)}$`);
+    templatePatterns.set(template, pattern);
+  }
+  return pattern;
+}
+
+/** The base URL's origin and path (no trailing slash), parsed once per base URL. */
+const bases = new Map<string, { origin: string; pathname: string }>();
+
+function baseOf(apiUrl: string): { origin: string; pathname: string } {
+  let base = bases.get(apiUrl);
+  if (!base) {
+    const url = new URL(apiUrl);
+    base = { origin: url.origin, pathname: url.pathname.replace(/\/+$/, "") };
+    // A process talks to a handful of base URLs; the bound only keeps hostile callers from growing it.
+    if (bases.size >= 64) bases.clear();
+    bases.set(apiUrl, base);
+  }
+  return base;
+}
+
 /**
  * The last line before a request leaves: the URL about to be sent must have exactly the path
  * built from the operation's template (`/v1/organizations/{organizationId}/...`), with no
@@ -45,10 +72,10 @@ const TEMPLATE_SEGMENT = "(?!\\.+(?:/|$))[A-Za-z0-9._:~-]{1,128}";
  * the URL to send; throws, sending nothing, on any difference.
  */
 export function checkedRequestUrl(apiUrl: string, template: string, path: string): string {
-  const pattern = new RegExp(`^${template.replace(/\{[A-Za-z]+\}/g, TEMPLATE_SEGMENT)}$`);
-  const base = new URL(apiUrl);
+  const pattern = templatePattern(template);
+  const base = baseOf(apiUrl);
   const url = new URL(`${apiUrl}${path}`);
-  const expected = `${base.pathname.replace(/\/+$/, "")}${path}`;
+  const expected = `${base.pathname}${path}`;
   if (
     !pattern.test(path) ||
     url.pathname !== expected ||

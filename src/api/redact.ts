@@ -39,7 +39,9 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
     `$1$2 ${REDACTED}`,
   );
   for (const secret of secrets) {
-    if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED);
+    // The search comes first: most text holds no form, and a split allocates.
+    if (secret && secret.length >= MIN_SECRET_LENGTH && out.includes(secret))
+      out = out.split(secret).join(REDACTED);
   }
   return out;
 }

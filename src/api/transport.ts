@@ -95,14 +95,20 @@ export async function sendAttempt<S extends z.ZodType>(req: AttemptRequest<S>): 
     clearTimeout(timer);
   }
   const label = String(status);
-  const kept = keptHeaders(headers, secrets);
   const json = parseJson(text);
   const requestId = pickRequestId(json, headers, secrets);
 
   if (status >= 200 && status < 300) {
     const invalid = (issues: string[]): Attempt<never> => ({
       ok: false,
-      error: new ResponseValidationError({ status, requestId, method, path, issues, headers: kept }),
+      error: new ResponseValidationError({
+        status,
+        requestId,
+        method,
+        path,
+        issues,
+        headers: keptHeaders(headers, secrets),
+      }),
       headers,
       label,
     });
@@ -121,7 +127,14 @@ export async function sendAttempt<S extends z.ZodType>(req: AttemptRequest<S>): 
   const envelope = errorEnvelopeSchema().safeParse(json);
   const raw = envelope.success && envelope.data.error ? envelope.data.error : text.trim();
   const serverMessage = raw ? truncate(redactSecrets(raw, secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
-  const error = createApiError({ status, serverMessage, requestId, method, path, headers: kept });
+  const error = createApiError({
+    status,
+    serverMessage,
+    requestId,
+    method,
+    path,
+    headers: keptHeaders(headers, secrets),
+  });
   return { ok: false, error, outcome: { kind: "status", status }, headers, label };
 }
 

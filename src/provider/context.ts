@@ -78,23 +78,41 @@ export function apiClientFor(config: ResolvedConfig, log: (line: string) => void
  */
 const contexts = new Map<string, ProviderContext>();
 
-/** A hash of every raw setting the context depends on (the secret among them, so only its hash is kept). */
-function contextKey(): string {
+/** The raw settings (and time scale) every context depends on, in a fixed order. */
+function rawSettings(): string[] {
+  const raw = (Object.keys(CONFIG_SETTINGS) as SettingName[]).map(
+    (name) => readSetting(name, stackSetting, process.env) ?? "",
+  );
+  raw.push(process.env.DBCLOUD_TIME_SCALE ?? "");
+  return raw;
+}
+
+/** A hash of the raw settings (the secret among them, so only its hash is kept as a key). */
+function contextKey(raw: readonly string[]): string {
   const hash = createHash("sha256");
-  for (const name of Object.keys(CONFIG_SETTINGS) as SettingName[])
-    hash.update(`${readSetting(name, stackSetting, process.env) ?? ""}\n`);
-  hash.update(process.env.DBCLOUD_TIME_SCALE ?? "");
+  for (const value of raw) hash.update(`${value}\n`);
   return hash.digest("hex");
 }
 
+/**
+ * The last raw settings seen and their context. A call whose settings equal the last ones (the
+ * common case: one stack per host) compares strings instead of hashing them. Held in a closure
+ * of this module, which the serialized providers never capture (they require it at run time),
+ * beside the stack config map that already holds the same values.
+ */
+let last: { raw: readonly string[]; context: ProviderContext } | undefined;
+
 export function providerContext(): ProviderContext {
   // Same raw settings, same context: resolving and checking them again would only cost time.
-  const key = contextKey();
+  const raw = rawSettings();
+  if (last && last.raw.every((value, i) => value === raw[i])) return last.context;
+  const key = contextKey(raw);
   let context = contexts.get(key);
   if (!context) {
     context = buildContext(resolveConfig(stackSetting, process.env), timeScale());
     contexts.set(key, context);
   }
+  last = { raw, context };
   return context;
 }
 
