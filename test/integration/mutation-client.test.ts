@@ -143,6 +143,19 @@ describe("client bookkeeping", function () {
     assert.equal(get.possiblyApplied, false);
   });
 
+  it("possibly applied from exactly 500 up; a 499 is a refusal", async () => {
+    server = await scriptedServer([500, 409]);
+    const afterFiveHundred = await failureOf(clientFor(server).changeServiceState(ORG, SVC, "stop"));
+    assert.ok(afterFiveHundred instanceof ConflictError, String(afterFiveHundred));
+    assert.equal(server.requests.length, 2);
+    assert.equal(afterFiveHundred.possiblyApplied, true);
+    await server.close();
+    server = await scriptedServer([499]);
+    const refused = await failureOf(clientFor(server).changeServiceState(ORG, SVC, "stop"));
+    assert.equal(server.requests.length, 1);
+    assert.equal(refused.possiblyApplied, false);
+  });
+
   it("a deadline already passed fails before sending, saying so", async () => {
     server = await scriptedServer([200]);
     const error = await failureOf(clientFor(server).getService(ORG, SVC, { deadline: Date.now() - 1 }));
