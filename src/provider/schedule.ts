@@ -43,10 +43,21 @@ const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
+ * How far around the median the window reaches at least, as a fraction of it: 24 % for one
+ * sample, narrowing as one over the square root of the count (as a mean's uncertainty does),
+ * never under 20 %. One sample says little of where the next transition ends: a window as
+ * narrow as several samples give would be overrun by a fifth of the next ones (a length that
+ * varies by +-25 % lands anywhere from 0.6 to 1.67 times the last one).
+ */
+export function windowSpread(samples: number): number {
+  return Math.max(0.2, 0.24 / Math.sqrt(Math.max(1, samples)));
+}
+
+/**
  * The window a transition most likely ends in, from durations seen before (ms): the service's
  * own when it has any, else those of every service this process watched, else nothing (then
- * the waiting polls every `defaultPollMs`). From the smallest seen minus 10 % (and at most 80 %
- * of the median) to the largest plus 10 % (and at least 120 % of the median).
+ * the waiting polls every `defaultPollMs`). From the smallest seen minus 10 % (and at most the
+ * median less `windowSpread`) to the largest plus 10 % (and at least the median plus it).
  */
 export function estimateTransition(
   own: readonly number[],
@@ -56,9 +67,10 @@ export function estimateTransition(
   const samples = usable(own).length ? usable(own) : usable(prior);
   if (!samples.length) return undefined;
   const middle = median(samples);
+  const spread = windowSpread(samples.length);
   return {
-    lowMs: Math.min(Math.min(...samples) * 0.9, middle * 0.8),
-    highMs: Math.max(Math.max(...samples) * 1.1, middle * 1.2),
+    lowMs: Math.min(Math.min(...samples) * 0.9, middle * (1 - spread)),
+    highMs: Math.max(Math.max(...samples) * 1.1, middle * (1 + spread)),
   };
 }
 

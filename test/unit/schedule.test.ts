@@ -5,6 +5,7 @@ import {
   doneLikelihood,
   estimateTransition,
   nextPollAt,
+  windowSpread,
   observedDuration,
   type TransitionEstimate,
 } from "../../src/provider/schedule";
@@ -59,12 +60,21 @@ describe("polling schedule (pure)", () => {
 
   it("estimates from the service's own history first, then the process prior, else nothing", () => {
     assert.equal(estimateTransition([], []), undefined);
-    assert.deepEqual(estimateTransition([], [10_000]), { lowMs: 8_000, highMs: 12_000 });
+    assert.deepEqual(estimateTransition([], [10_000]), { lowMs: 7_600, highMs: 12_400 });
+    assert.deepEqual(estimateTransition([10_000, 10_000]), { lowMs: 8_000, highMs: 12_000 });
     assert.deepEqual(estimateTransition([50_000, 60_000, 70_000], [1_000]), {
       lowMs: 45_000,
       highMs: 77_000,
     });
     assert.equal(estimateTransition([NaN, -1], []), undefined, "garbage is not history");
+  });
+
+  it("one sample gives a wider window than several: +-24 % narrowing as 1/sqrt(n), never under 20 %", () => {
+    assert.equal(windowSpread(1), 0.24);
+    assert.ok(Math.abs(windowSpread(1.44) - 0.2) < 1e-12);
+    assert.equal(windowSpread(2), 0.2);
+    assert.equal(windowSpread(5), 0.2);
+    assert.equal(windowSpread(0), 0.24, "no count is read as one");
   });
 
   it("sleeps to the first dense poll inside the window, polls at most 1 s apart to its end, then backs off to 10 s", () => {
