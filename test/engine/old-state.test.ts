@@ -136,6 +136,20 @@ new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", 
 
   const inputsNow = (name: string) => stripSecrets(current.find((r) => r.name === name)!.inputs) as Props;
   const patches = () => emulator.requests.filter((r) => r.method === "PATCH");
+  /** 0.1.0's stored outputs of a resource, as if a refresh had seen `observedState`. */
+  const storedAs = (name: string, observedState?: string) => {
+    const e = entry(name);
+    if (observedState !== undefined) e.outputs.observedState = observedState;
+    return e;
+  };
+  // Each test sets the services and the endpoint it starts from: none relies on another's run.
+  const servicesAs = (analyticsState: string, lateState: string, endpoint = true) => {
+    emulator.setState(serviceId(analytics), analyticsState);
+    emulator.setState(serviceId(late), lateState);
+    if (endpoint && !emulator.hasEndpoint(serviceId(pipes), endpointId))
+      emulator.addEndpoint(serviceId(pipes), endpointId);
+    emulator.clearRequests();
+  };
 
   it("the fixture is what 0.1.0 wrote: providers by package name, the documented outputs, one init failure", () => {
     assert.equal(fixture.packageVersion, "0.1.0");
@@ -155,6 +169,7 @@ new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", 
   });
 
   it("read (refresh) with 0.1.0's stored provider: same ids, same output names, current observations", async () => {
+    servicesAs("running", "running");
     for (const e of [analytics, pipes]) {
       const { id, properties } = await host.read(e.id, e.urn, e.outputs);
       assert.equal(id, e.id, `${e.name} still exists`);
@@ -163,13 +178,13 @@ new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", 
     emulator.setState(serviceId(analytics), "stopped");
     const { properties } = await host.read(analytics.id, analytics.urn, analytics.outputs);
     assert.equal(properties.observedState, "stopped", "drift seen through the old provider text");
-    analytics.outputs = properties;
   });
 
   it("diff of 0.1.0 outputs against the upgraded program's inputs, and against the stored inputs", async () => {
-    // After the refresh above, the stopped service does not satisfy `running`: an update.
-    const drifted = await host.diff(analytics.id, analytics.urn, analytics.outputs, inputsNow("analytics"));
-    assert.deepEqual([drifted.changes, drifted.replaces], ["some", []]);
+    // 0.1.0 outputs that saw the service stopped do not satisfy `running`: an update.
+    const drifted = storedAs("analytics", "stopped");
+    const diff = await host.diff(drifted.id, drifted.urn, drifted.outputs, inputsNow("analytics"));
+    assert.deepEqual([diff.changes, diff.replaces], ["some", []]);
     // The 0.1.0 provider text drives diff too when the inputs are the stored ones.
     const stored = await host.diff(pipes.id, pipes.urn, pipes.outputs, pipes.inputs);
     assert.deepEqual([stored.changes, stored.replaces], ["none", []]);
@@ -184,11 +199,12 @@ new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", 
   });
 
   it("update of the drifted service from 0.1.0 outputs: one start, running, outputs under the same names", async () => {
-    emulator.clearRequests();
+    servicesAs("stopped", "running");
+    const drifted = storedAs("analytics", "stopped");
     const { properties } = await host.update(
-      analytics.id,
-      analytics.urn,
-      analytics.outputs,
+      drifted.id,
+      drifted.urn,
+      drifted.outputs,
       inputsNow("analytics"),
     );
     assert.equal(properties.observedState, "running");
@@ -201,7 +217,9 @@ new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", 
   });
 
   it("update of the resource 0.1.0 recorded after its deadline carries on: no second start", async () => {
-    emulator.clearRequests();
+    // Still starting, as 0.1.0 left it when its deadline passed.
+    servicesAs("running", "starting");
+    emulator.setState(serviceId(late), "starting", { state: "running", afterMs: 400 });
     const { properties } = await host.update(late.id, late.urn, late.outputs, inputsNow("late"));
     assert.equal(properties.observedState, "running");
     assert.equal(properties.timeoutSeconds, 60);
@@ -209,8 +227,7 @@ new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", 
   });
 
   it("update driven by 0.1.0's stored provider text and inputs still converges", async () => {
-    emulator.setState(serviceId(late), "stopped");
-    emulator.clearRequests();
+    servicesAs("running", "stopped");
     const stored = { ...late.inputs, timeoutSeconds: 60 };
     const { properties } = await host.update(late.id, late.urn, late.outputs, stored);
     assert.equal(properties.observedState, "running");
@@ -221,7 +238,7 @@ new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", 
   });
 
   it("delete (destroy) with 0.1.0's stored provider: the endpoint is deleted once, the services are left as they are", async () => {
-    emulator.clearRequests();
+    servicesAs("running", "stopped");
     await host.delete(pipes.id, pipes.urn, pipes.outputs);
     assert.equal(emulator.hasEndpoint(serviceId(pipes), endpointId), false);
     assert.deepEqual(
@@ -229,9 +246,10 @@ new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", 
       ["DELETE 200"],
     );
     emulator.clearRequests();
-    await host.delete(analytics.id, analytics.urn, entry("analytics").outputs);
+    await host.delete(analytics.id, analytics.urn, analytics.outputs);
     await host.delete(late.id, late.urn, late.outputs);
     assert.deepEqual(emulator.requests, [], "ServiceRunState delete makes no API call");
     assert.equal(emulator.service(serviceId(analytics))?.state, "running");
+    assert.equal(emulator.service(serviceId(late))?.state, "stopped");
   });
 });
