@@ -31,6 +31,7 @@ import {
   type AttemptOutcome,
 } from "../../src/api/retry";
 import { PACKAGE_VERSION } from "../../src/api/version";
+import { virtualClock } from "../helpers/virtualClock";
 
 /* Pure policies of the HTTP module, table by table (style of stripe-node's and openai-node's tests). */
 
@@ -356,17 +357,6 @@ describe("guards", () => {
 });
 
 describe("rate budget (virtual clock)", () => {
-  function virtualClock() {
-    let now = 0;
-    const clock: Clock = {
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-      },
-    };
-    return { clock, advance: (ms: number) => (now += ms) };
-  }
-
   it("grants 10 at once, then the 11th one window (plus margin) after the first", async () => {
     const { clock } = virtualClock();
     const budget = new RateBudget({ requests: 10, windowMs: 10_000 }, clock, 100);

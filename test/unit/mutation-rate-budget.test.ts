@@ -1,21 +1,10 @@
 import assert from "node:assert/strict";
 import { steppedClock } from "../helpers/steppedClock";
+import { virtualClock } from "../helpers/virtualClock";
 import { MemoryLedger } from "../../src/api/ledger";
-import { type Clock } from "../../src/api/clock";
 import { BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
 
 /* The rate budget's edges on a virtual clock: deadlines, the default margin, forgetting, stats. */
-
-function virtualClock() {
-  let now = 0;
-  const clock: Clock = {
-    now: () => now,
-    sleep: async (ms) => {
-      now += ms;
-    },
-  };
-  return { clock, now: () => now, advance: (ms: number) => (now += ms) };
-}
 
 describe("rate budget edges", () => {
   it("a slot past the deadline throws and reserves nothing; a slot exactly at it is granted", async () => {
