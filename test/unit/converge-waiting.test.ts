@@ -1,77 +1,15 @@
 import assert from "node:assert/strict";
-import { type RequestOptions, type ServiceCommand } from "../../src/api/client";
-import { type Clock } from "../../src/api/clock";
+import { type RequestOptions } from "../../src/api/client";
 import { ConflictError } from "../../src/api/errors";
 import type { PollHint } from "../../src/api/rateBudget";
-import { converge, ConvergeError, DEFAULT_TUNING, type ConvergeRequest } from "../../src/provider/converge";
+import { converge, DEFAULT_TUNING } from "../../src/provider/converge";
 import { densePlan, estimateTransition } from "../../src/provider/schedule";
+import { convergeError, request, scripted } from "../helpers/scriptedConverge";
 
 /*
  * The converger against a scripted API and a virtual clock: nothing really waits, and each
  * test asserts the requests made, the waits taken and the outcome.
  */
-
-const ORG = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
-const ID = "4a3b2c1d-0e9f-4a8b-8c7d-6e5f4a3b2c1d";
-
-type Answer = string | Error;
-
-/** GET answers come from `gets` (the last one repeats); PATCH answers from `patches`. */
-function scripted(gets: Answer[], patches: Answer[] = []) {
-  const calls: string[] = [];
-  const sleeps: number[] = [];
-  let now = 0;
-  const clock: Clock = {
-    now: () => now,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      now += ms;
-    },
-  };
-  const answer = (value: Answer | undefined) => {
-    if (value instanceof Error) throw value;
-    return { service: { id: ID, name: "analytics", state: value }, requestId: "r" };
-  };
-  const client = {
-    async getService(_org?: string, _id?: string, _options?: RequestOptions) {
-      calls.push("GET");
-      return answer(gets.length > 1 ? gets.shift() : gets[0]);
-    },
-    // Like the real client: a PATCH is not sent once the converge's command bound is spent,
-    // and every one sent counts against it unless the answer is a refusal (409).
-    async changeServiceState(
-      _org: string,
-      _id: string,
-      command: ServiceCommand,
-      options: RequestOptions = {},
-    ) {
-      const bound = options.applyBudget;
-      if (bound && bound.used >= bound.max) throw new Error("client refused: command bound spent");
-      calls.push(`PATCH ${command}`);
-      const next = patches.shift();
-      if (bound && !(next instanceof ConflictError)) bound.used++;
-      return answer(next);
-    },
-  };
-  const info: string[] = [];
-  const warn: string[] = [];
-  const deps = {
-    client,
-    clock,
-    log: { info: (l: string) => info.push(l), warn: (l: string) => warn.push(l) },
-    tuning: { ...DEFAULT_TUNING },
-  };
-  return { deps, calls, sleeps, info, warn, now: () => now };
-}
-
-const request = (overrides: Partial<ConvergeRequest> = {}): ConvergeRequest => ({
-  organizationId: ORG,
-  serviceId: ID,
-  desired: "running",
-  timeoutMs: 1_200_000,
-  waitForState: true,
-  ...overrides,
-});
 
 const conflict = () =>
   new ConflictError({
@@ -81,16 +19,6 @@ const conflict = () =>
     method: "PATCH",
     path: "/x",
   });
-
-async function rejects(promise: Promise<unknown>): Promise<ConvergeError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ConvergeError, String(error));
-    return error;
-  }
-  assert.fail("expected a ConvergeError");
-}
 
 describe("converge: waiting and commands", () => {
   it("starts a stopped service once and, knowing nothing of its length, polls every 5 s like a constant poller", async () => {
@@ -230,7 +158,7 @@ describe("converge: waiting and commands", () => {
 
   it("re-sends the command exactly once when nothing moved for a whole grace period", async () => {
     const s = scripted(["stopped"], ["stopped", "stopped"]);
-    const error = await rejects(converge(request({ timeoutMs: 200_000 }), s.deps));
+    const error = await convergeError(converge(request({ timeoutMs: 200_000 }), s.deps));
     assert.equal(s.calls.filter((c) => c === "PATCH start").length, 2);
     assert.equal(error.kind, "timeout");
     assert.equal(error.commandAccepted, true);
@@ -244,7 +172,7 @@ describe("converge: waiting and commands", () => {
       ["stopped", "starting", "stopped", "starting", "stopped", "starting", "stopped"],
       ["starting", "starting", "starting"],
     );
-    const error = await rejects(converge(request(), s.deps));
+    const error = await convergeError(converge(request(), s.deps));
     assert.equal(error.kind, "flapping");
     assert.equal(s.calls.filter((c) => c === "PATCH start").length, DEFAULT_TUNING.maxCommands);
   });
@@ -258,7 +186,7 @@ describe("converge: waiting and commands", () => {
 
   it("fails at once on a terminal state, without a command", async () => {
     const s = scripted(["terminated"]);
-    const error = await rejects(converge(request(), s.deps));
+    const error = await convergeError(converge(request(), s.deps));
     assert.equal(error.kind, "terminal");
     assert.equal(error.commandAccepted, false);
     assert.deepEqual(s.calls, ["GET"]);
@@ -267,7 +195,7 @@ describe("converge: waiting and commands", () => {
 
   it("waits on an unknown state and fails at the deadline naming it, no sleep past the deadline", async () => {
     const s = scripted(["upgrading"]);
-    const error = await rejects(converge(request({ timeoutMs: 60_000 }), s.deps));
+    const error = await convergeError(converge(request({ timeoutMs: 60_000 }), s.deps));
     assert.equal(error.kind, "timeout");
     assert.equal(error.commandAccepted, false);
     assert.match(error.message, /it is upgrading \(a state this provider does not know\)/);
@@ -279,7 +207,7 @@ describe("converge: waiting and commands", () => {
 
   it("prints a progress line at most once per progressEveryMs", async () => {
     const s = scripted(["upgrading"]);
-    await rejects(converge(request({ timeoutMs: 300_000 }), s.deps));
+    await convergeError(converge(request({ timeoutMs: 300_000 }), s.deps));
     const progress = s.info.filter((l) => /upgrading, target running, \d+s elapsed/.test(l));
     assert.ok(progress.length >= 8 && progress.length <= 10, `${progress.length} lines in 300 s`);
   });
@@ -308,7 +236,7 @@ describe("converge: waiting and commands", () => {
 
   it("turns an API failure after a command into a ConvergeError that says a command was accepted", async () => {
     const s = scripted(["stopped", new Error("503 unavailable")], ["starting"]);
-    const error = await rejects(converge(request(), s.deps));
+    const error = await convergeError(converge(request(), s.deps));
     assert.equal(error.kind, "api");
     assert.equal(error.commandAccepted, true);
   });

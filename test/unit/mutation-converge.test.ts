@@ -1,87 +1,18 @@
 import assert from "node:assert/strict";
-import { type RequestOptions, type ServiceCommand } from "../../src/api/client";
-import { type Clock } from "../../src/api/clock";
 import { ApiTimeoutError, ServerError } from "../../src/api/errors";
 import {
   converge,
-  ConvergeError,
   DEFAULT_TUNING,
   describeService,
   MIN_POLL_MS,
-  type ConvergeRequest,
   scaleTuning,
 } from "../../src/provider/converge";
+import { convergeError, ID, request, scripted } from "../helpers/scriptedConverge";
 
 /*
  * The converger's outcomes in detail, against a scripted API on a virtual clock: the counts it
  * returns, what its timeout errors say, and when an error inside the client is a timeout.
  */
-
-const ORG = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
-const ID = "4a3b2c1d-0e9f-4a8b-8c7d-6e5f4a3b2c1d";
-
-type Answer = string | Error | { name?: string; state?: string };
-
-function scripted(gets: Answer[], patches: Answer[] = [], tuning = {}) {
-  const calls: string[] = [];
-  const sleeps: number[] = [];
-  let now = 0;
-  const clock: Clock = {
-    now: () => now,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      now += ms;
-    },
-  };
-  const answer = (value: Answer | undefined) => {
-    if (value instanceof Error) throw value;
-    const service =
-      typeof value === "string" ? { id: ID, name: "analytics", state: value } : { id: ID, ...value };
-    return { service, requestId: "r" };
-  };
-  const client = {
-    async getService() {
-      calls.push("GET");
-      return answer(gets.length > 1 ? gets.shift() : gets[0]);
-    },
-    async changeServiceState(
-      _org: string,
-      _id: string,
-      command: ServiceCommand,
-      options: RequestOptions = {},
-    ) {
-      calls.push(`PATCH ${command}`);
-      if (options.applyBudget) options.applyBudget.used++;
-      return answer(patches.shift());
-    },
-  };
-  const deps = {
-    client,
-    clock,
-    random: () => 0.5,
-    log: { info: () => undefined, warn: () => undefined },
-    tuning: { ...DEFAULT_TUNING, ...tuning },
-  };
-  return { deps, calls, sleeps, now: () => now, advance: (ms: number) => (now += ms) };
-}
-
-const request = (overrides: Partial<ConvergeRequest> = {}): ConvergeRequest => ({
-  organizationId: ORG,
-  serviceId: ID,
-  desired: "running",
-  timeoutMs: 1_200_000,
-  waitForState: true,
-  ...overrides,
-});
-
-async function convergeError(promise: Promise<unknown>): Promise<ConvergeError> {
-  const error = await promise.then(
-    () => assert.fail("expected a ConvergeError"),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof ConvergeError, String(error));
-  return error;
-}
 
 describe("converge outcomes in detail", () => {
   it("a timeout that is not a finite positive number is refused before any request", async () => {
