@@ -7,6 +7,7 @@ import { ServiceRunState } from "../../src";
 import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
 import { EngineStack } from "../../src/engine-driver/stack";
 import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
+import { providerConfig } from "../helpers/providerConfig";
 
 /*
  * The product the way Pulumi runs it: examples/basic captured under mocks (the real serialized
@@ -31,13 +32,7 @@ interface Ids {
 }
 
 function baseConfig(emulator: Emulator): Record<string, string> {
-  return {
-    "dbcloud:apiUrl": emulator.url,
-    "dbcloud:apiKeyId": emulator.keyId,
-    "dbcloud:apiKeySecret": emulator.keySecret,
-    "dbcloud:organizationId": ORG,
-    "dbcloud:rateLimit": "10/1s",
-  };
+  return providerConfig(emulator, { organizationId: ORG, rateLimit: "10/1s" });
 }
 
 function exampleConfig(emulator: Emulator, ids: Ids, state: "running" | "stopped"): Record<string, string> {

@@ -18,6 +18,7 @@ import { captureProgram, type CapturedResource } from "../../src/engine-driver/c
 import { EngineStack } from "../../src/engine-driver/stack";
 import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
 import { installUnpacked, pack, ROOT, type Packed } from "../helpers/packed";
+import { providerConfig } from "../helpers/providerConfig";
 
 /*
  * The package as users get it. `npm pack`, unpack the tarball into a temporary
@@ -76,11 +77,7 @@ describe("engine: the packed and installed package", function () {
       ],
     });
     config = {
-      "dbcloud:apiUrl": emulator.url,
-      "dbcloud:apiKeyId": emulator.keyId,
-      "dbcloud:apiKeySecret": emulator.keySecret,
-      "dbcloud:organizationId": ORG,
-      "dbcloud:rateLimit": "10/1s",
+      ...providerConfig(emulator, { organizationId: ORG, rateLimit: "10/1s" }),
       [`${PROJECT}:services`]: JSON.stringify([{ name: "packed", serviceId: SERVICE, state: "running" }]),
       [`${PROJECT}:reversePrivateEndpoint`]: JSON.stringify({ serviceId: SERVICE, endpointId: ENDPOINT }),
     };

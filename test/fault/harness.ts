@@ -2,10 +2,10 @@
 // functions configured against it (as the engine's `configure` would), and the checks every run
 // ends with. Each check returns violations as text, so a failing property prints what broke.
 import { randomBytes, randomUUID } from "node:crypto";
-import { configure } from "../../src/provider";
 import { decide, type DesiredState } from "../../src/provider/stateTable";
 import { startEmulator, type Emulator, type EmulatorOptions, type RequestLogEntry } from "../../src/emulator";
 import { emulatorAuthorization } from "../helpers/emulatorHttp";
+import { configureProvider, providerConfig } from "../helpers/providerConfig";
 
 /** `FUZZ_SEED=random` or a number; `FUZZ_RUNS` scales every property's number of runs. */
 export const FUZZ_SEED =
@@ -61,14 +61,9 @@ export async function startWorld(
     ...options,
   });
   process.env.DBCLOUD_TIME_SCALE = String(TIME_SCALE);
-  const config: Record<string, string> = {
-    "dbcloud:apiUrl": emulator.url,
-    "dbcloud:apiKeyId": emulator.keyId,
-    "dbcloud:apiKeySecret": emulator.keySecret,
-    "dbcloud:organizationId": organizationId,
-    "dbcloud:rateLimit": options.clientRateLimit ?? "off",
-  };
-  await configure({ config: { get: (key: string) => config[key] } });
+  await configureProvider(
+    providerConfig(emulator, { organizationId, rateLimit: options.clientRateLimit ?? "off" }),
+  );
   const secret = emulator.keySecret;
   const authorization = emulatorAuthorization(emulator);
   const token = authorization.slice("Basic ".length);

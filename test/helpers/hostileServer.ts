@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { configure } from "../../src/provider";
+import { configureProvider, providerConfig } from "./providerConfig";
 
 /**
  * A hand-written server on 127.0.0.1 that answers however a test says: stalls, trickles,
@@ -67,16 +67,17 @@ export function streamBytes(
   pump();
 }
 
-/** Points the provider at a hostile server, as `configure` would after the engine handed over the stack config. */
+/**
+ * Points the provider at a hostile server, as `configure` would after the engine handed over the
+ * stack config: with the test key unless `settings` names another, no rate limit, and a default
+ * organization only when `settings` gives one.
+ */
 export async function configureProviderFor(
   server: HostileServer,
-  credentials: { keyId: string; keySecret: string } = { keyId: "key-id", keySecret: "key-secret-value" },
+  settings: { keyId?: string; keySecret?: string; organizationId?: string } = {},
 ): Promise<void> {
-  const config: Record<string, string> = {
-    "dbcloud:apiUrl": server.url,
-    "dbcloud:apiKeyId": credentials.keyId,
-    "dbcloud:apiKeySecret": credentials.keySecret,
-    "dbcloud:rateLimit": "off",
-  };
-  await configure({ config: { get: (key: string) => config[key] } });
+  const { keyId = "key-id", keySecret = "key-secret-value", organizationId } = settings;
+  await configureProvider(
+    providerConfig({ url: server.url, keyId, keySecret }, { organizationId, rateLimit: "off" }),
+  );
 }

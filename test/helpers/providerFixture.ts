@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { configure } from "../../src/provider";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator";
+import { configureProvider, providerConfig } from "./providerConfig";
 
 /**
  * An emulator plus the provider configured to talk to it, as `configure` would after the
@@ -20,14 +20,9 @@ export async function startProviderFixture(
   const emulator = await startEmulator(options);
   const previousScale = process.env.DBCLOUD_TIME_SCALE;
   process.env.DBCLOUD_TIME_SCALE = String(options.timeScale ?? 0.02);
-  const config: Record<string, string> = {
-    "dbcloud:apiUrl": emulator.url,
-    "dbcloud:apiKeyId": emulator.keyId,
-    "dbcloud:apiKeySecret": emulator.keySecret,
-    "dbcloud:organizationId": organizationId,
-    "dbcloud:rateLimit": options.clientRateLimit ?? "off",
-  };
-  await configure({ config: { get: (key: string) => config[key] } });
+  await configureProvider(
+    providerConfig(emulator, { organizationId, rateLimit: options.clientRateLimit ?? "off" }),
+  );
   return {
     emulator,
     organizationId,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
+import { configureProvider, providerConfig } from "../helpers/providerConfig";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
 
 /*
@@ -102,14 +103,11 @@ describe("ReversePrivateEndpointDeletion against the emulator", function () {
 
     it("fails clearly when the key is refused, naming the settings and never the secret", async () => {
       const secret = "definitely-wrong-secret-42";
-      const config: Record<string, string> = {
-        "dbcloud:apiUrl": fixture.emulator.url,
-        "dbcloud:apiKeyId": fixture.emulator.keyId,
-        "dbcloud:apiKeySecret": secret,
-        "dbcloud:organizationId": fixture.organizationId,
-        "dbcloud:rateLimit": "off",
-      };
-      await provider.configure({ config: { get: (key: string) => config[key] } });
+      const config = providerConfig(fixture.emulator, {
+        organizationId: fixture.organizationId,
+        rateLimit: "off",
+      });
+      await configureProvider({ ...config, "dbcloud:apiKeySecret": secret });
       try {
         const error = await provider.reversePrivateEndpointDeletionCreate(props()).then(
           () => assert.fail("should fail"),
@@ -122,11 +120,7 @@ describe("ReversePrivateEndpointDeletion against the emulator", function () {
         assert.match(error.message, /401/);
         assert.ok(!`${error.message}${error.stack}`.includes(secret));
       } finally {
-        const good: Record<string, string> = {
-          ...config,
-          "dbcloud:apiKeySecret": fixture.emulator.keySecret,
-        };
-        await provider.configure({ config: { get: (key: string) => good[key] } });
+        await configureProvider(config);
       }
     });
   });

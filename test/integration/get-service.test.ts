@@ -14,6 +14,7 @@ import {
 import { holdsSecret } from "../../src/resources/getService";
 import { serviceSchema } from "../../src/api/schemas";
 import { captureProgram } from "../../src/engine-driver/capture";
+import { providerConfig } from "../helpers/providerConfig";
 
 /*
  * getService / getServiceOutput in a Pulumi program (under Pulumi's mocks, with the stack config
@@ -84,11 +85,7 @@ describe("getService and getServiceOutput against the emulator", function () {
   const savedEnv: Record<string, string | undefined> = {};
 
   const stackConfig = (extra: Record<string, string> = {}) => ({
-    "dbcloud:apiUrl": emulator.url,
-    "dbcloud:apiKeyId": emulator.keyId,
-    "dbcloud:apiKeySecret": emulator.keySecret,
-    "dbcloud:organizationId": ORG,
-    "dbcloud:rateLimit": "off",
+    ...providerConfig(emulator, { organizationId: ORG, rateLimit: "off" }),
     ...extra,
   });
 

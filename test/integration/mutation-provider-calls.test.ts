@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
 import { outputsOf } from "../../src/provider/serviceRunState";
-import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
 
 /*
  * The provider's entry points that call the API, against a server answering one fixed way:
@@ -27,14 +27,7 @@ describe("provider entry points, answer by answer", function () {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     });
-    const config: Record<string, string> = {
-      "dbcloud:apiUrl": server.url,
-      "dbcloud:apiKeyId": "key-id",
-      "dbcloud:apiKeySecret": "key-secret-value",
-      "dbcloud:organizationId": ORG,
-      "dbcloud:rateLimit": "off",
-    };
-    await provider.configure({ config: { get: (key: string) => config[key] } });
+    await configureProviderFor(server, { organizationId: ORG });
     console.log = () => undefined;
   }
   const service = (result: Props) => ({ status: 200, requestId: "r-1", result: { id: SVC, ...result } });

@@ -17,6 +17,7 @@ import type { CapturedResource } from "../../src/engine-driver/capture";
 import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
 import { EngineStack } from "../../src/engine-driver/stack";
 import { pack, ROOT } from "../helpers/packed";
+import { providerConfig } from "../helpers/providerConfig";
 
 /*
  * The packed tarball installed from the registry into a fresh project by npm, pnpm (its default
@@ -193,13 +194,7 @@ describe("package managers: the packed tarball installed with npm, pnpm and yarn
             },
           ],
         });
-        config = {
-          "dbcloud:apiUrl": emulator.url,
-          "dbcloud:apiKeyId": emulator.keyId,
-          "dbcloud:apiKeySecret": emulator.keySecret,
-          "dbcloud:organizationId": ORG,
-          "dbcloud:rateLimit": "10/1s",
-        };
+        config = providerConfig(emulator, { organizationId: ORG, rateLimit: "10/1s" });
         const captured = JSON.parse(
           execFileSync(process.execPath, ["capture.js"], {
             cwd: project,
