@@ -13,11 +13,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { startEmulator, type Emulator } from "../../src/emulator";
+import type { Emulator } from "../../src/emulator";
 import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
 import { EngineStack } from "../../src/engine-driver/stack";
 import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
-import { installUnpacked, pack, ROOT, type Packed } from "../helpers/packed";
+import { installUnpacked, pack, ROOT, startConsumerEmulator, type Packed } from "../helpers/packed";
 import { providerConfig } from "../helpers/providerConfig";
 
 /*
@@ -64,17 +64,11 @@ describe("engine: the packed and installed package", function () {
     for (const file of ["index.ts", "config.ts"])
       copyFileSync(join(ROOT, "examples", "basic", file), join(project, file));
 
-    emulator = await startEmulator({
-      transitions: { starting: 300, stopping: 300 },
-      services: [
-        {
-          organizationId: ORG,
-          id: SERVICE,
-          name: "packed",
-          state: "stopped",
-          reversePrivateEndpointIds: [ENDPOINT],
-        },
-      ],
+    emulator = await startConsumerEmulator({
+      organizationId: ORG,
+      id: SERVICE,
+      name: "packed",
+      endpointId: ENDPOINT,
     });
     config = {
       ...providerConfig(emulator, { organizationId: ORG, rateLimit: "10/1s" }),

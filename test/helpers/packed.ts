@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { startEmulator, type Emulator } from "../../src/emulator";
 
 /*
  * The package as users get it, without the network: `npm pack` this repository, unpack the
@@ -54,4 +55,28 @@ export function installUnpacked(
     symlinkSync(join(modulesFrom, entry), join(modules, entry), "dir");
   }
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "packed-consumer", private: true }));
+}
+
+/**
+ * The emulator a packed consumer's program runs against: the one stopped service the program
+ * declares running, holding the one reverse private endpoint it deletes on destroy.
+ */
+export function startConsumerEmulator(service: {
+  organizationId: string;
+  id: string;
+  name: string;
+  endpointId: string;
+}): Promise<Emulator> {
+  return startEmulator({
+    transitions: { starting: 300, stopping: 300 },
+    services: [
+      {
+        organizationId: service.organizationId,
+        id: service.id,
+        name: service.name,
+        state: "stopped",
+        reversePrivateEndpointIds: [service.endpointId],
+      },
+    ],
+  });
 }

@@ -12,11 +12,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startEmulator, type Emulator } from "../../src/emulator";
+import type { Emulator } from "../../src/emulator";
 import type { CapturedResource } from "../../src/engine-driver/capture";
 import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
 import { EngineStack } from "../../src/engine-driver/stack";
-import { pack, ROOT } from "../helpers/packed";
+import { pack, ROOT, startConsumerEmulator } from "../helpers/packed";
 import { providerConfig } from "../helpers/providerConfig";
 
 /*
@@ -182,17 +182,11 @@ describe("package managers: the packed tarball installed with npm, pnpm and yarn
         writeFileSync(join(project, "index.js"), PROGRAM);
         writeFileSync(join(project, "capture.js"), CAPTURE);
 
-        emulator = await startEmulator({
-          transitions: { starting: 300, stopping: 300 },
-          services: [
-            {
-              organizationId: ORG,
-              id: SERVICE,
-              name: "pm",
-              state: "stopped",
-              reversePrivateEndpointIds: [ENDPOINT],
-            },
-          ],
+        emulator = await startConsumerEmulator({
+          organizationId: ORG,
+          id: SERVICE,
+          name: "pm",
+          endpointId: ENDPOINT,
         });
         config = providerConfig(emulator, { organizationId: ORG, rateLimit: "10/1s" });
         const captured = JSON.parse(
