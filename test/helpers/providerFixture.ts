@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator";
+import { startEmulator, type Emulator, type EmulatorOptions, type SeedService } from "../../src/emulator";
 import { configureProvider, providerConfig } from "./providerConfig";
 
 /**
@@ -10,6 +10,8 @@ import { configureProvider, providerConfig } from "./providerConfig";
 export interface ProviderFixture {
   emulator: Emulator;
   organizationId: string;
+  /** Adds a service with a fresh random id to the fixture's organization; returns the id. */
+  seedService(fields?: Omit<SeedService, "organizationId" | "id">): string;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,11 @@ export async function startProviderFixture(
   return {
     emulator,
     organizationId,
+    seedService(fields = {}) {
+      const id = randomUUID();
+      emulator.addService({ ...fields, organizationId, id });
+      return id;
+    },
     async close() {
       if (previousScale === undefined) delete process.env.DBCLOUD_TIME_SCALE;
       else process.env.DBCLOUD_TIME_SCALE = previousScale;

@@ -24,10 +24,7 @@ describe("a request goes only where it was meant to go", function () {
 
   beforeEach(async () => {
     fixture = await startProviderFixture();
-    serviceId = randomUUID();
-    fixture.emulator.addService({
-      organizationId: fixture.organizationId,
-      id: serviceId,
+    serviceId = fixture.seedService({
       name: "aimed",
       state: "running",
       reversePrivateEndpointIds: [ENDPOINT],
@@ -212,13 +209,7 @@ describe("nothing lost when an answer is lost", function () {
   const original = console.log;
   beforeEach(async () => {
     fixture = await startProviderFixture({ transitions: { starting: 300, stopping: 300 } });
-    serviceId = randomUUID();
-    fixture.emulator.addService({
-      organizationId: fixture.organizationId,
-      id: serviceId,
-      name: "lossy",
-      state: "stopped",
-    });
+    serviceId = fixture.seedService({ name: "lossy", state: "stopped" });
     console.log = () => undefined;
   });
   afterEach(async () => {

@@ -22,13 +22,7 @@ describe("ReversePrivateEndpointDeletion against the emulator", function () {
 
   beforeEach(async () => {
     fixture = await startProviderFixture();
-    serviceId = randomUUID();
-    fixture.emulator.addService({
-      organizationId: fixture.organizationId,
-      id: serviceId,
-      name: "pipes",
-      reversePrivateEndpointIds: [ENDPOINT],
-    });
+    serviceId = fixture.seedService({ name: "pipes", reversePrivateEndpointIds: [ENDPOINT] });
     stdout = [];
     console.log = (line: string) => stdout.push(String(line));
   });
@@ -162,12 +156,7 @@ describe("ReversePrivateEndpointDeletion against the emulator", function () {
     });
 
     it("an endpoint deleted out of band, or a service deleted out of band, is done", async () => {
-      const other = randomUUID();
-      fixture.emulator.addService({
-        organizationId: fixture.organizationId,
-        id: other,
-        reversePrivateEndpointIds: [],
-      });
+      const other = fixture.seedService({ reversePrivateEndpointIds: [] });
       await provider.reversePrivateEndpointDeletionDelete("id", props({ serviceId: other }));
       fixture.emulator.removeService(serviceId);
       await provider.reversePrivateEndpointDeletionDelete("id", props());

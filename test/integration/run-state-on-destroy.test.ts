@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
+import { captureConsole, type CapturedConsole } from "../helpers/captureConsole";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
 
 /*
@@ -13,28 +14,20 @@ type Props = Record<string, unknown>;
 describe("ServiceRunState onDestroy against the emulator", function () {
   this.timeout(30_000);
   let fixture: ProviderFixture;
-  let stdout: string[];
-  let stderr: string[];
-  const original = { log: console.log, error: console.error };
+  let output: CapturedConsole;
 
   beforeEach(async () => {
     fixture = await startProviderFixture({ transitions: { starting: 150, stopping: 300 } });
-    stdout = [];
-    stderr = [];
-    console.log = (line: string) => stdout.push(String(line));
-    console.error = (line: string) => stderr.push(String(line));
+    output = captureConsole();
   });
 
   afterEach(async () => {
-    console.log = original.log;
-    console.error = original.error;
+    output.restore();
     await fixture.close();
   });
 
   function seed(state: string): string {
-    const id = randomUUID();
-    fixture.emulator.addService({ organizationId: fixture.organizationId, id, name: "preview", state });
-    return id;
+    return fixture.seedService({ name: "preview", state });
   }
 
   async function checked(news: Props): Promise<Props> {
@@ -142,8 +135,8 @@ describe("ServiceRunState onDestroy against the emulator", function () {
       );
       assert.equal(log.at(-1), "GET 200", "it waited for the stop to finish");
       assert.ok(
-        stdout.some((l) => /"preview".*: stopped on destroy/.test(l)),
-        stdout.join("\n"),
+        output.stdout.some((l) => /"preview".*: stopped on destroy/.test(l)),
+        output.stdout.join("\n"),
       );
     });
 
@@ -154,7 +147,7 @@ describe("ServiceRunState onDestroy against the emulator", function () {
         await created({ serviceId: id, state: "stopped", onDestroy: "stop" }),
       );
       assert.deepEqual(calls(id), ["GET 200"]);
-      assert.ok(stdout.some((l) => /already stopped on destroy/.test(l)));
+      assert.ok(output.stdout.some((l) => /already stopped on destroy/.test(l)));
     });
 
     it('a value in state that is not exactly "stop" never stops the service', async () => {
@@ -165,7 +158,9 @@ describe("ServiceRunState onDestroy against the emulator", function () {
       }
       assert.deepEqual(calls(id), []);
       assert.equal(fixture.emulator.service(id)?.state, "running");
-      assert.ok(stderr.some((l) => /onDestroy "STOP" in the state is neither "leave" nor "stop"/.test(l)));
+      assert.ok(
+        output.stderr.some((l) => /onDestroy "STOP" in the state is neither "leave" nor "stop"/.test(l)),
+      );
     });
 
     it("the stop is bounded by deleteTimeoutSeconds, else timeoutSeconds; a timeout throws (the resource stays)", async () => {
@@ -207,14 +202,14 @@ describe("ServiceRunState onDestroy against the emulator", function () {
       const goneOuts = await created({ serviceId: gone, state: "running", onDestroy: "stop" });
       fixture.emulator.removeService(gone);
       await provider.serviceRunStateDelete(gone, goneOuts);
-      assert.ok(stdout.some((l) => /no longer exists; nothing to stop/.test(l)));
+      assert.ok(output.stdout.some((l) => /no longer exists; nothing to stop/.test(l)));
 
       const terminated = seed("running");
       const outs = await created({ serviceId: terminated, state: "running", onDestroy: "stop" });
       fixture.emulator.setState(terminated, "terminated");
       await provider.serviceRunStateDelete(terminated, outs);
       assert.deepEqual(calls(terminated), ["GET 200"]);
-      assert.ok(stderr.some((l) => /is terminated: nothing to stop/.test(l)));
+      assert.ok(output.stderr.some((l) => /is terminated: nothing to stop/.test(l)));
     });
   });
 });

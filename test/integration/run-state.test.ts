@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
+import { captureConsole, type CapturedConsole } from "../helpers/captureConsole";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
 
 /*
@@ -16,27 +17,20 @@ const PROVIDER_TEXT = "serialized-provider-text";
 describe("ServiceRunState against the emulator", function () {
   this.timeout(30_000);
   let fixture: ProviderFixture;
-  let stdout: string[];
-  let stderr: string[];
-  const original = { log: console.log, error: console.error };
+  let output: CapturedConsole;
 
   beforeEach(async () => {
     fixture = await startProviderFixture({ transitions: { starting: 150, stopping: 150, awaking: 100 } });
-    stdout = [];
-    stderr = [];
-    console.log = (line: string) => stdout.push(String(line));
-    console.error = (line: string) => stderr.push(String(line));
+    output = captureConsole();
   });
 
   afterEach(async () => {
-    console.log = original.log;
-    console.error = original.error;
+    output.restore();
     await fixture.close();
   });
 
   function seed(state: string, then?: { state: string; afterMs: number }): string {
-    const id = randomUUID();
-    fixture.emulator.addService({ organizationId: fixture.organizationId, id, name: "analytics", state });
+    const id = fixture.seedService({ name: "analytics", state });
     if (then) fixture.emulator.setState(id, state, then);
     return id;
   }
@@ -204,8 +198,8 @@ describe("ServiceRunState against the emulator", function () {
     const id = seed("degraded");
     await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
     assert.ok(
-      stderr.some((l) => /warning: service "analytics" .*degraded/.test(l)),
-      stderr.join("\n"),
+      output.stderr.some((l) => /warning: service "analytics" .*degraded/.test(l)),
+      output.stderr.join("\n"),
     );
     assert.deepEqual(patches(id), []);
   });
@@ -224,7 +218,7 @@ describe("ServiceRunState against the emulator", function () {
     const { outs } = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "running" }));
     assert.equal(outs.observedState, "running");
     assert.deepEqual(patches(id), ["PATCH start", "PATCH start"]);
-    assert.ok(stdout.some((l) => /sending it again/.test(l)));
+    assert.ok(output.stdout.some((l) => /sending it again/.test(l)));
   });
 
   it("a deadline passed after the command records the resource; the next update carries on without a second start", async () => {
@@ -417,7 +411,9 @@ describe("ServiceRunState against the emulator", function () {
     await provider.serviceRunStateDelete(id, outs as unknown as Props);
     assert.equal(fixture.emulator.requests.length, 0);
     assert.ok(
-      stdout.some((l) => /removed from the stack; the service is left running \(no API call\)/.test(l)),
+      output.stdout.some((l) =>
+        /removed from the stack; the service is left running \(no API call\)/.test(l),
+      ),
     );
     assert.equal(fixture.emulator.service(id)?.state, "running");
   });
