@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { TEST_KEY } from "./apiClient";
 import { configureProvider, providerConfig } from "./providerConfig";
 
 /**
@@ -76,7 +77,7 @@ export async function configureProviderFor(
   server: HostileServer,
   settings: { keyId?: string; keySecret?: string; organizationId?: string } = {},
 ): Promise<void> {
-  const { keyId = "key-id", keySecret = "key-secret-value", organizationId } = settings;
+  const { keyId = TEST_KEY.keyId, keySecret = TEST_KEY.keySecret, organizationId } = settings;
   await configureProvider(
     providerConfig({ url: server.url, keyId, keySecret }, { organizationId, rateLimit: "off" }),
   );

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { ApiClient } from "../../src/api/client";
 import { ApiTimeoutError, RateLimitError, ResponseValidationError } from "../../src/api/errors";
 import { RateBudget } from "../../src/api/rateBudget";
 import { MAX_BODY_BYTES } from "../../src/api/transport";
+import type { ApiClientOptions } from "../../src/api/options";
 import * as provider from "../../src/provider";
+import { serviceBody, testClient } from "../helpers/apiClient";
 import {
   configureProviderFor,
   startHostileServer,
@@ -19,21 +20,11 @@ import {
 
 const ORG = randomUUID();
 const SVC = randomUUID();
-const SERVICE_BODY = JSON.stringify({ status: 200, requestId: "r-1", result: { id: SVC, state: "running" } });
+const SERVICE_BODY = serviceBody(SVC, "r-1");
 
-function clientFor(
-  server: HostileServer,
-  overrides: Partial<ConstructorParameters<typeof ApiClient>[0]> = {},
-) {
-  return new ApiClient({
-    apiUrl: server.url,
-    keyId: "key-id",
-    keySecret: "key-secret-value",
-    rateLimit: false,
-    retry: { baseDelayMs: 20, maxDelayMs: 50 },
-    ...overrides,
-  });
-}
+/** Retries here wait 20 to 50 ms. */
+const clientFor = (server: HostileServer, overrides: Partial<ApiClientOptions> = {}) =>
+  testClient(server, { retry: { baseDelayMs: 20, maxDelayMs: 50 }, ...overrides });
 
 async function elapsed<T>(work: () => Promise<T>): Promise<{ ms: number; result?: T; error?: Error }> {
   const started = Date.now();

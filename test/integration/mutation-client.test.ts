@@ -9,7 +9,9 @@ import {
   ConflictError,
   ServerError,
 } from "../../src/api/errors";
+import type { ApiClientOptions } from "../../src/api/options";
 import { RateBudget } from "../../src/api/rateBudget";
+import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
 import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
 
 /*
@@ -20,7 +22,7 @@ import { startHostileServer, type HostileServer } from "../helpers/hostileServer
 const ORG = randomUUID();
 const SVC = randomUUID();
 const SERVICE_PATH = `/v1/organizations/${ORG}/services/${SVC}`;
-const SERVICE_BODY = JSON.stringify({ status: 200, requestId: "r-1", result: { id: SVC, state: "running" } });
+const SERVICE_BODY = serviceBody(SVC, "r-1");
 
 /** Answers with the statuses in order (the last one repeats); 200 carries a Service. */
 async function scriptedServer(statuses: number[]): Promise<HostileServer> {
@@ -31,25 +33,9 @@ async function scriptedServer(statuses: number[]): Promise<HostileServer> {
   });
 }
 
-function clientFor(
-  server: HostileServer,
-  overrides: Partial<ConstructorParameters<typeof ApiClient>[0]> = {},
-) {
-  return new ApiClient({
-    apiUrl: server.url,
-    keyId: "key-id",
-    keySecret: "key-secret-value",
-    rateLimit: false,
-    retry: { baseDelayMs: 10, maxDelayMs: 20 },
-    ...overrides,
-  });
-}
-
-const failureOf = (work: Promise<unknown>) =>
-  work.then(
-    () => assert.fail("expected a failure"),
-    (error: Error) => error as Error & { possiblyApplied?: boolean },
-  );
+/** Retries here wait 10 to 20 ms. */
+const clientFor = (server: HostileServer, overrides: Partial<ApiClientOptions> = {}) =>
+  testClient(server, { retry: { baseDelayMs: 10, maxDelayMs: 20 }, ...overrides });
 
 describe("client bookkeeping", function () {
   this.timeout(20_000);

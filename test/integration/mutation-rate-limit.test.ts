@@ -4,6 +4,7 @@ import { ApiClient } from "../../src/api/client";
 import { ApiTimeoutError, ServerError } from "../../src/api/errors";
 import { RateBudget } from "../../src/api/rateBudget";
 import { systemClock } from "../../src/api/clock";
+import { serviceBody, TEST_KEY } from "../helpers/apiClient";
 import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
 
 /*
@@ -14,7 +15,7 @@ import { startHostileServer, type HostileServer } from "../helpers/hostileServer
 
 const ORG = randomUUID();
 const SVC = randomUUID();
-const SERVICE_BODY = JSON.stringify({ status: 200, requestId: "r-1", result: { id: SVC, state: "running" } });
+const SERVICE_BODY = serviceBody(SVC, "r-1");
 
 /** A server that records when each request arrived and answers with `answer(count)`. */
 async function recordingServer(
@@ -33,8 +34,7 @@ async function recordingServer(
 function client(server: HostileServer, options: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}) {
   return new ApiClient({
     apiUrl: server.url,
-    keyId: "key-id",
-    keySecret: "key-secret-value",
+    ...TEST_KEY,
     retry: { baseDelayMs: 20, maxDelayMs: 50 },
     ...options,
   });

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
-import { ApiClient } from "../../src/api/client";
 import {
   ApiConnectionError,
   ApiError,
@@ -10,7 +9,9 @@ import {
   ResponseValidationError,
   ServerError,
 } from "../../src/api/errors";
+import type { ApiClientOptions } from "../../src/api/options";
 import { MAX_BODY_BYTES, MAX_REQUEST_ID_CHARS } from "../../src/api/transport";
+import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
 import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
 
 /*
@@ -22,29 +23,9 @@ import { startHostileServer, type HostileServer } from "../helpers/hostileServer
 const ORG = randomUUID();
 const SVC = randomUUID();
 const PATH = `/v1/organizations/${ORG}/services/${SVC}`;
-const serviceBody = (requestId?: string) =>
-  JSON.stringify({ status: 200, ...(requestId ? { requestId } : {}), result: { id: SVC, state: "running" } });
-
-function clientFor(
-  server: { url: string },
-  overrides: Partial<ConstructorParameters<typeof ApiClient>[0]> = {},
-) {
-  return new ApiClient({
-    apiUrl: server.url,
-    keyId: "key-id",
-    keySecret: "key-secret-value",
-    rateLimit: false,
-    retry: { maxAttempts: 1 },
-    ...overrides,
-  });
-}
-
-async function failure(work: Promise<unknown>): Promise<Error> {
-  return work.then(
-    () => assert.fail("expected a failure"),
-    (error: Error) => error,
-  );
-}
+/** One attempt per call unless a test asks for more. */
+const clientFor = (server: { url: string }, overrides: Partial<ApiClientOptions> = {}) =>
+  testClient(server, { retry: { maxAttempts: 1 }, ...overrides });
 
 describe("one attempt at the HTTP boundary", function () {
   this.timeout(20_000);
@@ -59,41 +40,41 @@ describe("one attempt at the HTTP boundary", function () {
   }
 
   it("299 is success; 300 is an error, not retried", async () => {
-    server = await answer(299, serviceBody("r-299"));
+    server = await answer(299, serviceBody(SVC, "r-299"));
     const ok = await clientFor(server).getService(ORG, SVC);
     assert.equal(ok.requestId, "r-299");
     await server.close();
     server = await answer(300, JSON.stringify({ status: 300, error: "moved" }));
-    const error = await failure(clientFor(server, { retry: { maxAttempts: 3 } }).getService(ORG, SVC));
+    const error = await failureOf(clientFor(server, { retry: { maxAttempts: 3 } }).getService(ORG, SVC));
     assert.equal(error.constructor, ApiError);
     assert.equal(error.message, `300 moved (GET ${PATH})`);
     assert.equal(server.requests.length, 1);
   });
 
   it("a body of exactly the cap is read whole; one byte more is refused", async () => {
-    const body = serviceBody("r-cap");
+    const body = serviceBody(SVC, "r-cap");
     server = await answer(200, body + " ".repeat(MAX_BODY_BYTES - body.length));
     assert.equal((await clientFor(server).getService(ORG, SVC)).service.state, "running");
     await server.close();
     server = await answer(200, body + " ".repeat(MAX_BODY_BYTES - body.length + 1));
-    const error = await failure(clientFor(server).getService(ORG, SVC));
+    const error = await failureOf(clientFor(server).getService(ORG, SVC));
     assert.ok(error instanceof ResponseValidationError, String(error));
     assert.deepEqual(error.issues, [`(body): larger than ${MAX_BODY_BYTES} bytes`]);
   });
 
   it("a 2xx that is not JSON says so, quoting at most 80 characters", async () => {
     server = await answer(200, `<html>${"x".repeat(100)}</html>`);
-    const error = await failure(clientFor(server).getService(ORG, SVC));
+    const error = await failureOf(clientFor(server).getService(ORG, SVC));
     assert.ok(error instanceof ResponseValidationError, String(error));
     assert.deepEqual(error.issues, [`(body): not JSON: "<html>${"x".repeat(74)}… (33 more characters)"`]);
     await server.close();
     server = await answer(200, "");
-    const empty = await failure(clientFor(server).getService(ORG, SVC));
+    const empty = await failureOf(clientFor(server).getService(ORG, SVC));
     assert.deepEqual((empty as ResponseValidationError).issues, ['(body): not JSON: ""']);
   });
 
   it("the request id comes from the body, else from X-Request-Id, cut at its cap", async () => {
-    server = await answer(200, serviceBody("from-body"), { "x-request-id": "from-header" });
+    server = await answer(200, serviceBody(SVC, "from-body"), { "x-request-id": "from-header" });
     assert.equal((await clientFor(server).getService(ORG, SVC)).requestId, "from-body");
     await server.close();
     server = await answer(200, JSON.stringify({ status: 200, requestId: "", result: {} }), {
@@ -101,11 +82,11 @@ describe("one attempt at the HTTP boundary", function () {
     });
     assert.equal((await clientFor(server).getService(ORG, SVC)).requestId, "from-header");
     await server.close();
-    server = await answer(200, serviceBody());
+    server = await answer(200, serviceBody(SVC));
     assert.equal((await clientFor(server).getService(ORG, SVC)).requestId, undefined);
     await server.close();
     const long = "r".repeat(MAX_REQUEST_ID_CHARS + 5);
-    server = await answer(200, serviceBody(long));
+    server = await answer(200, serviceBody(SVC, long));
     assert.equal(
       (await clientFor(server).getService(ORG, SVC)).requestId,
       `${"r".repeat(MAX_REQUEST_ID_CHARS)}… (5 more characters)`,
@@ -114,20 +95,20 @@ describe("one attempt at the HTTP boundary", function () {
 
   it("an error's message is the envelope's, else the trimmed text, else nothing", async () => {
     server = await answer(503, JSON.stringify({ status: 503, error: "busy now", requestId: "r-5" }));
-    let error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    let error = (await failureOf(clientFor(server).getService(ORG, SVC))) as ServerError;
     assert.equal(error.serverMessage, "busy now");
     assert.equal(error.message, `503 busy now (GET ${PATH}, requestId r-5)`);
     await server.close();
     server = await answer(503, "  plain text page \n");
-    error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    error = (await failureOf(clientFor(server).getService(ORG, SVC))) as ServerError;
     assert.equal(error.serverMessage, "plain text page");
     await server.close();
     server = await answer(503, JSON.stringify({ status: 503, error: "" }));
-    error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    error = (await failureOf(clientFor(server).getService(ORG, SVC))) as ServerError;
     assert.equal(error.serverMessage, JSON.stringify({ status: 503, error: "" }));
     await server.close();
     server = await answer(503, "");
-    error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    error = (await failureOf(clientFor(server).getService(ORG, SVC))) as ServerError;
     assert.equal(error.serverMessage, undefined);
     assert.equal(error.message, `503 (GET ${PATH})`);
   });
@@ -136,7 +117,7 @@ describe("one attempt at the HTTP boundary", function () {
     server = await answer(503, JSON.stringify({ status: 503, error: "busy", requestId: 42 }), {
       "x-request-id": "h-1",
     });
-    assert.equal(((await failure(clientFor(server).getService(ORG, SVC))) as ServerError).requestId, "h-1");
+    assert.equal(((await failureOf(clientFor(server).getService(ORG, SVC))) as ServerError).requestId, "h-1");
   });
 
   it("a 2xx of the wrong shape lists every problem with its path, or (root)", async () => {
@@ -147,14 +128,14 @@ describe("one attempt at the HTTP boundary", function () {
         result: { state: 5, endpoints: [{ port: "x" }], ipAccessList: [{ source: 1 }] },
       }),
     );
-    const error = (await failure(clientFor(server).getService(ORG, SVC))) as ResponseValidationError;
+    const error = (await failureOf(clientFor(server).getService(ORG, SVC))) as ResponseValidationError;
     assert.deepEqual(
       error.issues.map((issue) => issue.split(":")[0]),
       ["result.state", "result.endpoints.0.port", "result.ipAccessList.0.source"],
     );
     await server.close();
     server = await answer(200, "[1]");
-    const root = (await failure(clientFor(server).getService(ORG, SVC))) as ResponseValidationError;
+    const root = (await failureOf(clientFor(server).getService(ORG, SVC))) as ResponseValidationError;
     assert.match(root.issues[0], /^\(root\): /);
   });
 
@@ -168,7 +149,7 @@ describe("one attempt at the HTTP boundary", function () {
       "x-request-id": "h-2",
       server: "hostile",
     });
-    const error = (await failure(clientFor(server).getService(ORG, SVC))) as ServerError;
+    const error = (await failureOf(clientFor(server).getService(ORG, SVC))) as ServerError;
     assert.deepEqual(Object.keys(error.headers).sort(), [
       "content-type",
       "date",
@@ -189,7 +170,7 @@ describe("one attempt at the HTTP boundary", function () {
       req.on("data", (chunk) => (body += chunk));
       req.on("end", () => {
         seen.push({ method: req.method ?? "", type: req.headers["content-type"], body });
-        res.end(serviceBody());
+        res.end(serviceBody(SVC));
       });
     });
     const client = clientFor(server);
@@ -203,7 +184,7 @@ describe("one attempt at the HTTP boundary", function () {
 
   it("headers that never come are a timeout, with undici's code kept on a redacted cause", async () => {
     server = await startHostileServer(() => undefined);
-    const error = await failure(
+    const error = await failureOf(
       clientFor(server, { timeouts: { headersMs: 300, totalMs: 10_000 } }).getService(ORG, SVC),
     );
     assert.ok(error instanceof ApiTimeoutError, String(error));
@@ -214,7 +195,7 @@ describe("one attempt at the HTTP boundary", function () {
 
   it("a whole attempt past its total deadline says how long it had", async () => {
     server = await startHostileServer(() => undefined);
-    const error = await failure(clientFor(server, { timeouts: { totalMs: 250 } }).getService(ORG, SVC));
+    const error = await failureOf(clientFor(server, { timeouts: { totalMs: 250 } }).getService(ORG, SVC));
     assert.ok(error instanceof ApiTimeoutError, String(error));
     assert.equal(error.message, `Timed out (GET ${PATH}): no complete answer within 0.3 s`);
   });
@@ -224,7 +205,7 @@ describe("one attempt at the HTTP boundary", function () {
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
-    const error = await failure(clientFor({ url: `http://127.0.0.1:${port}` }).getService(ORG, SVC));
+    const error = await failureOf(clientFor({ url: `http://127.0.0.1:${port}` }).getService(ORG, SVC));
     assert.ok(error instanceof ApiConnectionError && !(error instanceof ApiTimeoutError), String(error));
     assert.match(error.message, new RegExp(`^Connection failed \\(GET ${PATH}\\): ECONNREFUSED: `));
     assert.equal((error.cause as { code?: string }).code, "ECONNREFUSED");
