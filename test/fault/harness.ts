@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { decide, type DesiredState } from "../../src/provider/stateTable";
 import { startEmulator, type Emulator, type EmulatorOptions, type RequestLogEntry } from "../../src/emulator";
 import { emulatorAuthorization } from "../helpers/emulatorHttp";
+import { leakForms } from "../helpers/leakForms";
 import { configureProvider, providerConfig } from "../helpers/providerConfig";
 
 /** `FUZZ_SEED=random` or a number; `FUZZ_RUNS` scales every property's number of runs. */
@@ -67,14 +68,7 @@ export async function startWorld(
   const secret = emulator.keySecret;
   const authorization = emulatorAuthorization(emulator);
   const token = authorization.slice("Basic ".length);
-  const forms = new Set([
-    secret,
-    token,
-    JSON.stringify(secret).slice(1, -1),
-    encodeURIComponent(secret),
-    encodeURIComponent(token),
-    Buffer.from(secret).toString("base64"),
-  ]);
+  const forms = new Set(leakForms(secret, token));
   const windows: string[] = [];
   for (let at = 0; at + 12 <= secret.length; at++) windows.push(secret.slice(at, at + 12));
   return {

@@ -6,6 +6,7 @@ import { basicAuthorization } from "../../src/api/redact";
 import * as provider from "../../src/provider";
 import { resolveConfig } from "../../src/provider/config";
 import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { leakForms } from "../helpers/leakForms";
 
 /*
  * The key secret and its Basic token, in every form, never leave: not in an error's message,
@@ -17,15 +18,7 @@ const KEY_ID = "QZKEYID-7781";
 // Characters that JSON and URL encoding change, so each form differs from the raw secret.
 const SECRET = 'QZsecr3t"/+&= va1ue';
 const TOKEN = basicAuthorization(KEY_ID, SECRET).slice("Basic ".length);
-const FORMS = [
-  SECRET,
-  TOKEN,
-  JSON.stringify(SECRET).slice(1, -1),
-  encodeURIComponent(SECRET),
-  encodeURIComponent(TOKEN),
-  Buffer.from(SECRET).toString("base64"),
-  Buffer.from(TOKEN).toString("base64url"),
-];
+const FORMS = [...leakForms(SECRET, TOKEN), Buffer.from(TOKEN).toString("base64url")];
 const ORG = randomUUID();
 const SVC = randomUUID();
 

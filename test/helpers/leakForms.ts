@@ -1,0 +1,16 @@
+/**
+ * The forms a key secret and its Basic token take where a leak would show them: raw,
+ * JSON-escaped, URL-encoded, and the secret in base64. For tests that search output and errors
+ * for the secret; kept apart from src/api/redact.ts so the redaction is not checked against its
+ * own list.
+ */
+export function leakForms(secret: string, token: string): string[] {
+  return [
+    secret,
+    token,
+    JSON.stringify(secret).slice(1, -1),
+    encodeURIComponent(secret),
+    encodeURIComponent(token),
+    Buffer.from(secret).toString("base64"),
+  ];
+}
