@@ -2,7 +2,7 @@
  * Removes the credentials from anything that may reach an error, a log line, an output or state.
  * The server may echo them back (in a header, a requestId, a body, a field of a Service), in any
  * encoding: each form below is replaced, and so is any `Authorization` header value that slipped
- * into a string (octokit does the same).
+ * into a string.
  */
 
 export const REDACTED = "[REDACTED]";

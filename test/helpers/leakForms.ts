@@ -1,6 +1,6 @@
 /**
  * The forms a key secret and its Basic token take where a leak would show them: raw,
- * JSON-escaped, URL-encoded, and the secret in base64. For tests that search output and errors
+ * JSON-escaped, URL-encoded, the secret in base64, and both in base64url. For tests that search output and errors
  * for the secret; kept apart from src/api/redact.ts so the redaction is not checked against its
  * own list.
  */
@@ -12,5 +12,7 @@ export function leakForms(secret: string, token: string): string[] {
     encodeURIComponent(secret),
     encodeURIComponent(token),
     Buffer.from(secret).toString("base64"),
+    Buffer.from(secret).toString("base64url"),
+    Buffer.from(token).toString("base64url"),
   ];
 }

@@ -33,7 +33,7 @@ import {
 import { PACKAGE_VERSION } from "../../src/api/version";
 import { virtualClock } from "../helpers/virtualClock";
 
-/* Pure policies of the HTTP module, table by table (style of stripe-node's and openai-node's tests). */
+/* Pure policies of the HTTP module, table by table. */
 
 describe("retry decision", () => {
   const outcomes: [AttemptOutcome, boolean][] = [
