@@ -3,49 +3,17 @@ import type { ApiClient, ApplyBudget, ServiceCommand } from "../api/client";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
 import {
-  DEFAULT_SCHEDULE,
   doneLikelihood,
   estimateTransition,
   nextPollAt,
   observedDuration,
-  type ScheduleTuning,
   type TransitionEstimate,
 } from "./schedule";
 import { decide, type Decision, type DesiredState } from "./stateTable";
 import { emptySamples, learn, type Direction, type TransitionSamples } from "./transitions";
+import { MIN_POLL_MS, type ConvergeTuning } from "./tuning";
 
-/** Waiting and re-sending knobs. Defaults are for the real service; tests scale them down. */
-export interface ConvergeTuning extends ScheduleTuning {
-  /** After a command, how long GET may keep showing the old state before the command is re-sent (once). */
-  commandGraceMs: number;
-  /** At most one progress line this often. */
-  progressEveryMs: number;
-  /**
-   * PATCH requests one converge sends at most, counted on the wire: resends and the client's
-   * transport retries included; only answers that refuse without applying (409, 429) are not
-   * counted. Someone else flipping the service back ends the converge.
-   */
-  maxCommands: number;
-}
-
-/** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */
-export const MIN_POLL_MS = 10;
-
-export const DEFAULT_TUNING: ConvergeTuning = {
-  ...DEFAULT_SCHEDULE,
-  commandGraceMs: 30_000,
-  progressEveryMs: 30_000,
-  maxCommands: 3,
-};
-
-/** The tuning with every wait multiplied by `scale` (DBCLOUD_TIME_SCALE); the command bound stays. */
-export function scaleTuning(tuning: ConvergeTuning, scale: number): ConvergeTuning {
-  const scaled = { ...tuning };
-  for (const key of Object.keys(scaled) as (keyof ConvergeTuning)[]) {
-    if (key.endsWith("Ms")) scaled[key] = tuning[key] * scale;
-  }
-  return scaled;
-}
+export { DEFAULT_TUNING, MIN_POLL_MS, scaleTuning, type ConvergeTuning } from "./tuning";
 
 export interface ProgressLog {
   info(line: string): void;
