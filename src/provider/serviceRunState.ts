@@ -2,10 +2,9 @@ import { z } from "zod";
 import type { Service } from "../api/schemas";
 import { converge, ConvergeError } from "./converge";
 import { defaultOrganizationId } from "./config";
-import { consoleLog, providerContext, readDeadline } from "./context";
+import { providerContext } from "./context";
 import {
   checkInputs,
-  pickFields,
   requireValid,
   timeoutField,
   uuidField,
@@ -13,7 +12,7 @@ import {
   type CheckFailure,
 } from "./inputs";
 import { once } from "../api/once";
-import { isGone, resourceInitError } from "./outcomes";
+import { resourceInitError } from "./outcomes";
 import { satisfies, type DesiredState } from "./stateTable";
 import {
   OWN_HISTORY_LENGTH,
@@ -126,7 +125,7 @@ function inputsOf(props: Props, what: string): ServiceRunStateInputs {
   return withDefaults(props);
 }
 
-function withDefaults(props: Props): ServiceRunStateInputs {
+export function withDefaults(props: Props): ServiceRunStateInputs {
   const inputs: ServiceRunStateInputs = {
     organizationId: props.organizationId as string,
     serviceId: props.serviceId as string,
@@ -232,33 +231,4 @@ export async function update(
     };
   }
   return { outs: await convergeToOutputs(inputs, news, samplesFromOutputs(olds.transitionSeconds)) };
-}
-
-export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const withIds = {
-    ...props,
-    serviceId: props.serviceId ?? id,
-    organizationId: props.organizationId ?? defaultOrganizationId(),
-  };
-  // Read acts on the ids only; the options it carries over are checked where they are used.
-  requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
-  const inputs = withDefaults(withIds);
-  const { client } = providerContext();
-  try {
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(),
-    });
-    // What was learned of its transitions stays: a refresh observes, it does not forget.
-    return { id, props: { ...outputsOf(inputs, service, samplesFromOutputs(props.transitionSeconds)) } };
-  } catch (error) {
-    if (isGone(error, ["service"])) {
-      // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-      consoleLog.info(
-        `service ${inputs.serviceId} no longer exists; removing its ServiceRunState from the stack`,
-      );
-      // Stryker restore all
-      return { id: "", props: {} };
-    }
-    throw error;
-  }
 }
