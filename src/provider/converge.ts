@@ -1,4 +1,4 @@
-import type { ApplyBudget, ServiceCommand } from "../api/client";
+import type { ApplyBudget, RequestOptions, ServiceCommand } from "../api/client";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
 import {
@@ -8,6 +8,7 @@ import {
   observedDuration,
   type TransitionEstimate,
 } from "./schedule";
+import { afterRead, mayPredate } from "./lastCommand";
 import { decide, type Decision } from "./stateTable";
 import { emptySamples, learn, type Direction } from "./transitions";
 import { MIN_POLL_MS } from "./tuning";
@@ -21,6 +22,9 @@ import {
 
 export { DEFAULT_TUNING, MIN_POLL_MS, scaleTuning, type ConvergeTuning } from "./tuning";
 export * from "./convergeTypes";
+
+/** What the loop does next: the state table's decision, or wait out a read that may be stale. */
+type Step = Decision | { action: "wait"; reason: "unseen-command" };
 
 /** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */
 function seconds(ms: number): string {
@@ -62,7 +66,12 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
   let stateAtCommand: string | undefined;
   let lastCommandAt = 0;
   let movedSinceCommand = false;
-  let lastDecision: Decision | undefined;
+  let lastDecision: Step | undefined;
+  // The last command that may have been applied, for the outputs: the one recorded before this
+  // converge until it sends its own. And the one recorded before, while a GET may not show it yet
+  // (then the state shown proves nothing: neither satisfied nor a reason for a command).
+  let recorded = request.lastCommand;
+  let unseen = request.lastCommand;
 
   const fail = (kind: ConvergeError["kind"], message: string, cause?: unknown): never => {
     throw new ConvergeError({
@@ -70,6 +79,7 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       message,
       commandAccepted: commands.length > 0 || commandMaybeApplied,
       service,
+      lastCommand: recorded,
       cause,
     });
   };
@@ -78,10 +88,13 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
     const label = describeService(service ?? {}, serviceId);
     const sentText = commands.length ? ` after sending ${commands.join(", then ")}` : "";
     const state = service?.state;
+    const reason = lastDecision?.action === "wait" ? lastDecision.reason : undefined;
     const unknown =
-      lastDecision?.action === "wait" && lastDecision.reason === "unknown"
+      reason === "unknown"
         ? " (a state this provider does not know)"
-        : "";
+        : reason === "unseen-command" && unseen
+          ? ` (or so a GET shows, which may predate the ${unseen.command} sent ${seconds(now - unseen.atMs)} before)`
+          : "";
     return fail(
       "timeout",
       `Timed out after ${seconds(now - started)} waiting for ${label} to be ${desired}${sentText}: ` +
@@ -89,13 +102,14 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       cause,
     );
   };
-  const call = async <T>(what: () => Promise<T>): Promise<T> => {
+  const call = async <T>(what: () => Promise<T>, command?: ServiceCommand): Promise<T> => {
     calls++;
     try {
       return await what();
     } catch (error) {
       if ((error instanceof ApiError || error instanceof ResponseValidationError) && error.possiblyApplied) {
         commandMaybeApplied = true;
+        if (command) recorded = { command, atMs: clock.now(), seen: false };
       }
       if (error instanceof ConflictError) throw error;
       // The deadline ran out inside the client (budget wait or last attempt): a converge timeout.
@@ -106,14 +120,31 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
     }
   };
 
-  let observed: Service = (await call(() => client.getService(organizationId, serviceId, { deadline })))
-    .service;
+  const result = (shown: Service): ConvergeResult => ({
+    service: shown,
+    commands,
+    commandsSent: applyBudget.used,
+    calls,
+    ...(recorded && { lastCommand: recorded }),
+  });
+  const look = async (options: RequestOptions): Promise<Service> => {
+    const shown = (await call(() => client.getService(organizationId, serviceId, options))).service;
+    if (recorded) recorded = afterRead(recorded, shown.state ?? "");
+    return shown;
+  };
+  let observed = await look({ deadline });
   for (;;) {
     service = observed;
     const state = observed.state ?? "";
     const now = clock.now();
     const label = describeService(observed, serviceId);
-    const decision = decide(state, desired);
+    // The earlier command stops mattering once a GET shows a state it is not sent from, or its
+    // grace period is over.
+    if (!mayPredate(state, unseen, now, tuning.commandGraceMs)) unseen = undefined;
+    const decision: Step = unseen ? { action: "wait", reason: "unseen-command" } : decide(state, desired);
+    if (unseen && lastDecision === undefined)
+      // Stryker disable next-line all: log wording, out of the mutation scope (stryker.config.mjs)
+      log.info(`${label} shows ${state}, which may predate the ${unseen.command} sent; looking again`);
     lastDecision = decision;
 
     if (decision.action === "satisfied") {
@@ -121,14 +152,14 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       if (decision.warning) log.warn(`${label}: ${decision.warning}`);
       if (commands.length) log.info(`${label} is ${state} (${seconds(now - started)})`);
       // Stryker restore all
-      const result: ConvergeResult = { service: observed, commands, commandsSent: applyBudget.used, calls };
+      const done = result(observed);
       // One command, seen through to its end: a sample of how long this direction takes.
       if (direction && commands.length === 1 && !commandMaybeApplied && lastPendingAt >= lastCommandAt) {
         const ms = observedDuration(lastPendingAt - lastCommandAt, now - lastCommandAt, estimate);
         learn(prior, direction, ms);
-        result.transition = { direction, ms };
+        done.transition = { direction, ms };
       }
-      return result;
+      return done;
     }
     if (commands.length) lastPendingAt = now;
     if (decision.action === "fail") return fail("terminal", `${label}: ${decision.reason}`);
@@ -160,25 +191,26 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       }
     } else if (!request.waitForState && decision.reason === "transition") {
       // Already on its way and the caller does not want to wait.
-      return { service: observed, commands, commandsSent: applyBudget.used, calls };
+      return result(observed);
     }
 
     if (command) {
       const sent = command;
       try {
-        const answer = await call(() =>
-          client.changeServiceState(organizationId, serviceId, sent, { deadline, applyBudget }),
+        const answer = await call(
+          () => client.changeServiceState(organizationId, serviceId, sent, { deadline, applyBudget }),
+          sent,
         );
         commands.push(sent);
         // Stryker disable next-line all: log wording, out of the mutation scope (stryker.config.mjs)
         log.info(`${label}: sent ${sent} (was ${state}); target ${desired}`);
         stateAtCommand = state;
         lastCommandAt = clock.now();
+        recorded = { command: sent, atMs: lastCommandAt, seen: false };
         movedSinceCommand = false;
         direction = sent;
         estimate = estimateTransition(history[sent], prior[sent]);
-        if (!request.waitForState)
-          return { service: answer.service, commands, commandsSent: applyBudget.used, calls };
+        if (!request.waitForState) return result(answer.service);
         // The PATCH answer is a fresh look at the service: it counts as a poll.
         observed = answer.service;
         continue;
@@ -207,10 +239,12 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       // Still showing the state the command was sent in: look again by the grace period's end.
       pollAt = Math.min(pollAt, lastCommandAt + tuning.commandGraceMs);
     }
+    // A read that may be stale: look again by the end of the earlier command's grace period.
+    if (unseen) pollAt = Math.min(pollAt, unseen.atMs + tuning.commandGraceMs);
     const waitMs = Math.max(MIN_POLL_MS, pollAt - afterWait);
     await clock.sleep(Math.max(0, Math.min(waitMs, deadline - finalPollReserveMs - afterWait)));
     const poll = { likelihood: () => doneLikelihood(clock.now() - reference, expected) };
-    observed = (await call(() => client.getService(organizationId, serviceId, { deadline, poll }))).service;
+    observed = await look({ deadline, poll });
     if ((commands.length || commandMaybeApplied) && observed.state !== stateAtCommand)
       movedSinceCommand = true;
   }

@@ -5,6 +5,7 @@
 import type { Clock } from "../api/clock";
 import type { ApiClient, ServiceCommand } from "../api/client";
 import type { Service } from "../api/schemas";
+import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
 import type { Direction, TransitionSamples } from "./transitions";
 import type { ConvergeTuning } from "./tuning";
@@ -22,6 +23,11 @@ export interface ConvergeRequest {
   waitForState: boolean;
   /** This resource's own earlier transition lengths (from its outputs), ms. */
   history?: TransitionSamples;
+  /**
+   * The last command sent to this service before this converge (from its outputs): within the
+   * grace period after it, a GET showing a state it was sent from may be stale (`lastCommand.ts`).
+   */
+  lastCommand?: SentCommand;
 }
 
 export interface ConvergeDeps {
@@ -46,6 +52,11 @@ export interface ConvergeResult {
   calls: number;
   /** The length of the transition this converge commanded and saw end, when it saw one. */
   transition?: { direction: Direction; ms: number };
+  /**
+   * The last command the server accepted or may have applied, and when: this converge's last, or
+   * else the one in the request; `seen` once a GET showed it.
+   */
+  lastCommand?: SentCommand;
 }
 
 /**
@@ -56,11 +67,14 @@ export class ConvergeError extends Error {
   readonly commandAccepted: boolean;
   readonly service: Service | undefined;
   readonly kind: "timeout" | "terminal" | "flapping" | "api";
+  /** As in `ConvergeResult`: the last command the server accepted or may have applied. */
+  readonly lastCommand: SentCommand | undefined;
   constructor(init: {
     message: string;
     kind: ConvergeError["kind"];
     commandAccepted: boolean;
     service: Service | undefined;
+    lastCommand?: SentCommand;
     cause?: unknown;
   }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -68,6 +82,7 @@ export class ConvergeError extends Error {
     this.kind = init.kind;
     this.commandAccepted = init.commandAccepted;
     this.service = init.service;
+    this.lastCommand = init.lastCommand;
   }
 }
 

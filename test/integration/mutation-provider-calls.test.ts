@@ -56,6 +56,7 @@ describe("provider entry points, answer by answer", function () {
         waitForState: true,
         onDestroy: "leave",
         transitionSeconds: { start: [], stop: [] },
+        lastCommand: { command: "", sentAt: "", seen: false },
         observedState: "idle",
         serviceName: "db",
         databaseVersion: "24.3",
@@ -96,6 +97,7 @@ describe("provider entry points, answer by answer", function () {
       waitForState: true,
       onDestroy: "leave",
       transitionSeconds: { start: [], stop: [] },
+      lastCommand: { command: "", sentAt: "", seen: false },
       observedState: "stopped",
       serviceName: "",
       databaseVersion: "",
@@ -147,6 +149,7 @@ describe("provider entry points, answer by answer", function () {
       databaseVersion: "",
       endpoints: [],
       transitionSeconds: { start: [], stop: [] },
+      lastCommand: { command: "", sentAt: "", seen: false },
     });
     assert.deepEqual(
       outputsOf(inputs, { endpoints: [{ protocol: "https", host: "h", port: 8443, username: "u" }] })
