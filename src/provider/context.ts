@@ -11,7 +11,8 @@ import {
   type ResolvedConfig,
   type SettingName,
 } from "./config";
-import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning, type ProgressLog } from "./converge";
+import type { ProgressLog } from "./converge";
+import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning } from "./tuning";
 import { processPrior, type TransitionSamples } from "./transitions";
 
 /**

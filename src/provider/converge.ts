@@ -1,119 +1,30 @@
-import type { Clock } from "../api/clock";
-import type { ApiClient, ApplyBudget, ServiceCommand } from "../api/client";
+import type { ApplyBudget, RequestOptions, ServiceCommand } from "../api/client";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
 import {
-  DEFAULT_SCHEDULE,
   doneLikelihood,
   estimateTransition,
   nextPollAt,
   observedDuration,
-  type ScheduleTuning,
   type TransitionEstimate,
 } from "./schedule";
-import { decide, type Decision, type DesiredState } from "./stateTable";
-import { emptySamples, learn, type Direction, type TransitionSamples } from "./transitions";
+import { afterRead, mayPredate } from "./lastCommand";
+import { decide, type Decision } from "./stateTable";
+import { emptySamples, learn, type Direction } from "./transitions";
+import { MIN_POLL_MS } from "./tuning";
+import {
+  ConvergeError,
+  describeService,
+  type ConvergeDeps,
+  type ConvergeRequest,
+  type ConvergeResult,
+} from "./convergeTypes";
 
-/** Waiting and re-sending knobs. Defaults are for the real service; tests scale them down. */
-export interface ConvergeTuning extends ScheduleTuning {
-  /** After a command, how long GET may keep showing the old state before the command is re-sent (once). */
-  commandGraceMs: number;
-  /** At most one progress line this often. */
-  progressEveryMs: number;
-  /**
-   * PATCH requests one converge sends at most, counted on the wire: resends and the client's
-   * transport retries included; only answers that refuse without applying (409, 429) are not
-   * counted. Someone else flipping the service back ends the converge.
-   */
-  maxCommands: number;
-}
+export { DEFAULT_TUNING, MIN_POLL_MS, scaleTuning, type ConvergeTuning } from "./tuning";
+export * from "./convergeTypes";
 
-/** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */
-export const MIN_POLL_MS = 10;
-
-export const DEFAULT_TUNING: ConvergeTuning = {
-  ...DEFAULT_SCHEDULE,
-  commandGraceMs: 30_000,
-  progressEveryMs: 30_000,
-  maxCommands: 3,
-};
-
-/** The tuning with every wait multiplied by `scale` (DBCLOUD_TIME_SCALE); the command bound stays. */
-export function scaleTuning(tuning: ConvergeTuning, scale: number): ConvergeTuning {
-  const scaled = { ...tuning };
-  for (const key of Object.keys(scaled) as (keyof ConvergeTuning)[]) {
-    if (key.endsWith("Ms")) scaled[key] = tuning[key] * scale;
-  }
-  return scaled;
-}
-
-export interface ProgressLog {
-  info(line: string): void;
-  warn(line: string): void;
-}
-
-export interface ConvergeRequest {
-  organizationId: string;
-  serviceId: string;
-  desired: DesiredState;
-  timeoutMs: number;
-  waitForState: boolean;
-  /** This resource's own earlier transition lengths (from its outputs), ms. */
-  history?: TransitionSamples;
-}
-
-export interface ConvergeDeps {
-  client: Pick<ApiClient, "getService" | "changeServiceState">;
-  clock: Clock;
-  log: ProgressLog;
-  tuning: ConvergeTuning;
-  /**
-   * Transitions watched so far by this process, ms: read when the resource has no history of
-   * its own, and every transition watched here is added. Default: a fresh one for this call.
-   */
-  prior?: TransitionSamples;
-}
-
-export interface ConvergeResult {
-  service: Service;
-  /** Commands the server accepted, in order. */
-  commands: ServiceCommand[];
-  /** PATCH requests sent on the wire that the server may have applied (at most `maxCommands`). */
-  commandsSent: number;
-  /** Requests sent (GETs and PATCHes, retries not counted). */
-  calls: number;
-  /** The length of the transition this converge commanded and saw end, when it saw one. */
-  transition?: { direction: Direction; ms: number };
-}
-
-/**
- * Converging failed. `commandAccepted` tells the provider whether the world was changed (then
- * the resource must be recorded so the next `pulumi up` carries on).
- */
-export class ConvergeError extends Error {
-  readonly commandAccepted: boolean;
-  readonly service: Service | undefined;
-  readonly kind: "timeout" | "terminal" | "flapping" | "api";
-  constructor(init: {
-    message: string;
-    kind: ConvergeError["kind"];
-    commandAccepted: boolean;
-    service: Service | undefined;
-    cause?: unknown;
-  }) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = "ConvergeError";
-    this.kind = init.kind;
-    this.commandAccepted = init.commandAccepted;
-    this.service = init.service;
-  }
-}
-
-/** `analytics (3f2a1c9e…)`, or the id alone when the name is unknown. */
-export function describeService(service: Service | undefined, serviceId: string): string {
-  const short = `${serviceId.slice(0, 8)}…`;
-  return service?.name ? `service "${service.name}" (${short})` : `service ${short}`;
-}
+/** What the loop does next: the state table's decision, or wait out a read that may be stale. */
+type Step = Decision | { action: "wait"; reason: "unseen-command" };
 
 /** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */
 function seconds(ms: number): string {
@@ -155,7 +66,12 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
   let stateAtCommand: string | undefined;
   let lastCommandAt = 0;
   let movedSinceCommand = false;
-  let lastDecision: Decision | undefined;
+  let lastDecision: Step | undefined;
+  // The last command that may have been applied, for the outputs: the one recorded before this
+  // converge until it sends its own. And the one recorded before, while a GET may not show it yet
+  // (then the state shown proves nothing: neither satisfied nor a reason for a command).
+  let recorded = request.lastCommand;
+  let unseen = request.lastCommand;
 
   const fail = (kind: ConvergeError["kind"], message: string, cause?: unknown): never => {
     throw new ConvergeError({
@@ -163,6 +79,7 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       message,
       commandAccepted: commands.length > 0 || commandMaybeApplied,
       service,
+      lastCommand: recorded,
       cause,
     });
   };
@@ -171,10 +88,13 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
     const label = describeService(service ?? {}, serviceId);
     const sentText = commands.length ? ` after sending ${commands.join(", then ")}` : "";
     const state = service?.state;
+    const reason = lastDecision?.action === "wait" ? lastDecision.reason : undefined;
     const unknown =
-      lastDecision?.action === "wait" && lastDecision.reason === "unknown"
+      reason === "unknown"
         ? " (a state this provider does not know)"
-        : "";
+        : reason === "unseen-command" && unseen
+          ? ` (or so a GET shows, which may predate the ${unseen.command} sent ${seconds(now - unseen.atMs)} before)`
+          : "";
     return fail(
       "timeout",
       `Timed out after ${seconds(now - started)} waiting for ${label} to be ${desired}${sentText}: ` +
@@ -182,13 +102,14 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       cause,
     );
   };
-  const call = async <T>(what: () => Promise<T>): Promise<T> => {
+  const call = async <T>(what: () => Promise<T>, command?: ServiceCommand): Promise<T> => {
     calls++;
     try {
       return await what();
     } catch (error) {
       if ((error instanceof ApiError || error instanceof ResponseValidationError) && error.possiblyApplied) {
         commandMaybeApplied = true;
+        if (command) recorded = { command, atMs: clock.now(), seen: false };
       }
       if (error instanceof ConflictError) throw error;
       // The deadline ran out inside the client (budget wait or last attempt): a converge timeout.
@@ -199,14 +120,31 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
     }
   };
 
-  let observed: Service = (await call(() => client.getService(organizationId, serviceId, { deadline })))
-    .service;
+  const result = (shown: Service): ConvergeResult => ({
+    service: shown,
+    commands,
+    commandsSent: applyBudget.used,
+    calls,
+    ...(recorded && { lastCommand: recorded }),
+  });
+  const look = async (options: RequestOptions): Promise<Service> => {
+    const shown = (await call(() => client.getService(organizationId, serviceId, options))).service;
+    if (recorded) recorded = afterRead(recorded, shown.state ?? "");
+    return shown;
+  };
+  let observed = await look({ deadline });
   for (;;) {
     service = observed;
     const state = observed.state ?? "";
     const now = clock.now();
     const label = describeService(observed, serviceId);
-    const decision = decide(state, desired);
+    // The earlier command stops mattering once a GET shows a state it is not sent from, or its
+    // grace period is over.
+    if (!mayPredate(state, unseen, now, tuning.commandGraceMs)) unseen = undefined;
+    const decision: Step = unseen ? { action: "wait", reason: "unseen-command" } : decide(state, desired);
+    if (unseen && lastDecision === undefined)
+      // Stryker disable next-line all: log wording, out of the mutation scope (stryker.config.mjs)
+      log.info(`${label} shows ${state}, which may predate the ${unseen.command} sent; looking again`);
     lastDecision = decision;
 
     if (decision.action === "satisfied") {
@@ -214,14 +152,14 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       if (decision.warning) log.warn(`${label}: ${decision.warning}`);
       if (commands.length) log.info(`${label} is ${state} (${seconds(now - started)})`);
       // Stryker restore all
-      const result: ConvergeResult = { service: observed, commands, commandsSent: applyBudget.used, calls };
+      const done = result(observed);
       // One command, seen through to its end: a sample of how long this direction takes.
       if (direction && commands.length === 1 && !commandMaybeApplied && lastPendingAt >= lastCommandAt) {
         const ms = observedDuration(lastPendingAt - lastCommandAt, now - lastCommandAt, estimate);
         learn(prior, direction, ms);
-        result.transition = { direction, ms };
+        done.transition = { direction, ms };
       }
-      return result;
+      return done;
     }
     if (commands.length) lastPendingAt = now;
     if (decision.action === "fail") return fail("terminal", `${label}: ${decision.reason}`);
@@ -253,25 +191,26 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       }
     } else if (!request.waitForState && decision.reason === "transition") {
       // Already on its way and the caller does not want to wait.
-      return { service: observed, commands, commandsSent: applyBudget.used, calls };
+      return result(observed);
     }
 
     if (command) {
       const sent = command;
       try {
-        const answer = await call(() =>
-          client.changeServiceState(organizationId, serviceId, sent, { deadline, applyBudget }),
+        const answer = await call(
+          () => client.changeServiceState(organizationId, serviceId, sent, { deadline, applyBudget }),
+          sent,
         );
         commands.push(sent);
         // Stryker disable next-line all: log wording, out of the mutation scope (stryker.config.mjs)
         log.info(`${label}: sent ${sent} (was ${state}); target ${desired}`);
         stateAtCommand = state;
         lastCommandAt = clock.now();
+        recorded = { command: sent, atMs: lastCommandAt, seen: false };
         movedSinceCommand = false;
         direction = sent;
         estimate = estimateTransition(history[sent], prior[sent]);
-        if (!request.waitForState)
-          return { service: answer.service, commands, commandsSent: applyBudget.used, calls };
+        if (!request.waitForState) return result(answer.service);
         // The PATCH answer is a fresh look at the service: it counts as a poll.
         observed = answer.service;
         continue;
@@ -300,10 +239,12 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
       // Still showing the state the command was sent in: look again by the grace period's end.
       pollAt = Math.min(pollAt, lastCommandAt + tuning.commandGraceMs);
     }
+    // A read that may be stale: look again by the end of the earlier command's grace period.
+    if (unseen) pollAt = Math.min(pollAt, unseen.atMs + tuning.commandGraceMs);
     const waitMs = Math.max(MIN_POLL_MS, pollAt - afterWait);
     await clock.sleep(Math.max(0, Math.min(waitMs, deadline - finalPollReserveMs - afterWait)));
     const poll = { likelihood: () => doneLikelihood(clock.now() - reference, expected) };
-    observed = (await call(() => client.getService(organizationId, serviceId, { deadline, poll }))).service;
+    observed = await look({ deadline, poll });
     if ((commands.length || commandMaybeApplied) && observed.state !== stateAtCommand)
       movedSinceCommand = true;
   }

@@ -11,6 +11,7 @@ import { configureFromStack } from "./config";
 import * as endpointDeletion from "./reversePrivateEndpointDeletion";
 import * as serviceRunState from "./serviceRunState";
 import { remove as serviceRunStateRemove } from "./serviceRunStateDestroy";
+import { read as serviceRunStateRefresh } from "./serviceRunStateRead";
 
 type Props = Record<string, unknown>;
 
@@ -30,7 +31,7 @@ export function serviceRunStateCreate(inputs: Props) {
   return serviceRunState.create(inputs);
 }
 export function serviceRunStateRead(id: string, props: Props) {
-  return serviceRunState.read(id, props);
+  return serviceRunStateRefresh(id, props);
 }
 export function serviceRunStateUpdate(id: string, olds: Props, news: Props) {
   return serviceRunState.update(id, olds, news);

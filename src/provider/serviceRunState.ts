@@ -2,18 +2,24 @@ import { z } from "zod";
 import type { Service } from "../api/schemas";
 import { converge, ConvergeError } from "./converge";
 import { defaultOrganizationId } from "./config";
-import { consoleLog, providerContext, readDeadline } from "./context";
+import { providerContext } from "./context";
 import {
   checkInputs,
-  pickFields,
   requireValid,
   timeoutField,
   uuidField,
   UNKNOWN_VALUE,
   type CheckFailure,
 } from "./inputs";
+import { systemClock } from "../api/clock";
 import { once } from "../api/once";
-import { isGone, resourceInitError } from "./outcomes";
+import {
+  lastCommandFromOutputs,
+  lastCommandToOutputs,
+  type LastCommandOutput,
+  type SentCommand,
+} from "./lastCommand";
+import { resourceInitError } from "./outcomes";
 import { satisfies, type DesiredState } from "./stateTable";
 import {
   OWN_HISTORY_LENGTH,
@@ -66,6 +72,12 @@ export interface ServiceRunStateOutputs extends ServiceRunStateInputs {
    * next converge sleeps through most of the expected length and polls around its end.
    */
   transitionSeconds: TransitionSeconds;
+  /**
+   * The last start or stop this resource sent, when, and whether a GET has shown it since (empty
+   * strings if none): for a while after it, a GET may still show the state it was sent from, and
+   * the next converge or refresh does not take such a read at its word.
+   */
+  lastCommand: LastCommandOutput;
 }
 
 type Props = Record<string, unknown>;
@@ -126,7 +138,7 @@ function inputsOf(props: Props, what: string): ServiceRunStateInputs {
   return withDefaults(props);
 }
 
-function withDefaults(props: Props): ServiceRunStateInputs {
+export function withDefaults(props: Props): ServiceRunStateInputs {
   const inputs: ServiceRunStateInputs = {
     organizationId: props.organizationId as string,
     serviceId: props.serviceId as string,
@@ -146,10 +158,12 @@ export function outputsOf(
   inputs: ServiceRunStateInputs,
   service: Service,
   history: TransitionSamples = { start: [], stop: [] },
+  lastCommand?: SentCommand,
 ): ServiceRunStateOutputs {
   return {
     ...inputs,
     transitionSeconds: samplesToOutputs(history),
+    lastCommand: lastCommandToOutputs(lastCommand),
     observedState: service.state ?? "",
     serviceName: service.name ?? "",
     databaseVersion: service.databaseVersion ?? "",
@@ -162,13 +176,18 @@ export function outputsOf(
   };
 }
 
-/** Runs the converger; on failure after an accepted command, records the resource. */
+/**
+ * Runs the converger; on failure after an accepted command, records the resource. `recorded` is
+ * `lastCommand` from the old outputs, if any: kept until this converge sends a command.
+ */
 async function convergeToOutputs(
   inputs: ServiceRunStateInputs,
   props: Props,
   history: TransitionSamples,
+  recorded: unknown,
 ): Promise<ServiceRunStateOutputs> {
   const context = providerContext();
+  const previous = lastCommandFromOutputs(recorded, context.clock.now());
   try {
     const result = await converge(
       {
@@ -178,6 +197,7 @@ async function convergeToOutputs(
         timeoutMs: inputs.timeoutSeconds * 1000,
         waitForState: inputs.waitForState,
         history,
+        lastCommand: previous,
       },
       context,
     );
@@ -185,12 +205,18 @@ async function convergeToOutputs(
     const learned = transition
       ? withSample(history, transition.direction, transition.ms, OWN_HISTORY_LENGTH)
       : history;
-    return outputsOf(inputs, result.service, learned);
+    return outputsOf(inputs, result.service, learned, result.lastCommand ?? previous);
   } catch (error) {
     if (error instanceof ConvergeError && error.commandAccepted) {
+      const lastCommand = error.lastCommand ?? previous;
       const observed = error.service
-        ? outputsOf(inputs, error.service, history)
-        : { ...inputs, observedState: "", transitionSeconds: samplesToOutputs(history) };
+        ? outputsOf(inputs, error.service, history, lastCommand)
+        : {
+            ...inputs,
+            observedState: "",
+            transitionSeconds: samplesToOutputs(history),
+            lastCommand: lastCommandToOutputs(lastCommand),
+          };
       throw resourceInitError(
         `${error.message} The command was accepted: the resource is recorded and the next \`pulumi up\` ` +
           `carries on from the service's state then.`,
@@ -206,7 +232,7 @@ export async function create(props: Props): Promise<{ id: string; outs: ServiceR
   const inputs = inputsOf(props, "create");
   return {
     id: inputs.serviceId,
-    outs: await convergeToOutputs(inputs, props, samplesFromOutputs(undefined)),
+    outs: await convergeToOutputs(inputs, props, samplesFromOutputs(undefined), undefined),
   };
 }
 
@@ -228,37 +254,11 @@ export async function update(
         databaseVersion: (olds.databaseVersion as string | undefined) ?? "",
         endpoints: (olds.endpoints as EndpointOutput[] | undefined) ?? [],
         transitionSeconds: samplesToOutputs(samplesFromOutputs(olds.transitionSeconds)),
+        // No API call, so no provider context (nor configuration) needed: the system clock is its clock.
+        lastCommand: lastCommandToOutputs(lastCommandFromOutputs(olds.lastCommand, systemClock.now())),
       },
     };
   }
-  return { outs: await convergeToOutputs(inputs, news, samplesFromOutputs(olds.transitionSeconds)) };
-}
-
-export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const withIds = {
-    ...props,
-    serviceId: props.serviceId ?? id,
-    organizationId: props.organizationId ?? defaultOrganizationId(),
-  };
-  // Read acts on the ids only; the options it carries over are checked where they are used.
-  requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
-  const inputs = withDefaults(withIds);
-  const { client } = providerContext();
-  try {
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(),
-    });
-    // What was learned of its transitions stays: a refresh observes, it does not forget.
-    return { id, props: { ...outputsOf(inputs, service, samplesFromOutputs(props.transitionSeconds)) } };
-  } catch (error) {
-    if (isGone(error, ["service"])) {
-      // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-      consoleLog.info(
-        `service ${inputs.serviceId} no longer exists; removing its ServiceRunState from the stack`,
-      );
-      // Stryker restore all
-      return { id: "", props: {} };
-    }
-    throw error;
-  }
+  const history = samplesFromOutputs(olds.transitionSeconds);
+  return { outs: await convergeToOutputs(inputs, news, history, olds.lastCommand) };
 }

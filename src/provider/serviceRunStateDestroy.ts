@@ -1,6 +1,7 @@
 import { converge, ConvergeError, describeService } from "./converge";
 import { defaultOrganizationId } from "./config";
 import { consoleLog, providerContext } from "./context";
+import { lastCommandFromOutputs } from "./lastCommand";
 import { pickFields, requireValid } from "./inputs";
 import { isGone } from "./outcomes";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS, fieldSchemas, ID_FIELDS } from "./serviceRunState";
@@ -47,6 +48,7 @@ export async function remove(_id: string, props: Props): Promise<void> {
     { organizationId, serviceId: props.serviceId },
     pickFields(fieldSchemas(), ID_FIELDS),
   );
+  const context = providerContext();
   try {
     const result = await converge(
       {
@@ -55,8 +57,10 @@ export async function remove(_id: string, props: Props): Promise<void> {
         desired: "stopped",
         timeoutMs: timeoutSeconds * 1000,
         waitForState: true,
+        // Right after a start, a GET may still show stopped: that is no reason to call it done.
+        lastCommand: lastCommandFromOutputs(props.lastCommand, context.clock.now()),
       },
-      providerContext(),
+      context,
     );
     consoleLog.info(
       `${describeService(result.service, serviceId)}: ${result.commands.length ? "stopped" : "already stopped"} ` +

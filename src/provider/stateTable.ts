@@ -62,6 +62,20 @@ export function decide(observedState: string, desired: DesiredState): Decision {
   return { action: "wait", reason: "unknown" };
 }
 
+/**
+ * Whether the table sends `command` from `state` (start: `stopped`; stop: `running`, `idle`,
+ * `degraded`). Right after the command, a GET may still show such a state: the server has not
+ * made the command visible yet.
+ */
+export function sentFrom(state: string, command: "start" | "stop"): boolean {
+  return decide(state, targetOf(command)).action === command;
+}
+
+/** The run state a command is sent to reach. */
+export function targetOf(command: "start" | "stop"): DesiredState {
+  return command === "start" ? "running" : "stopped";
+}
+
 /** Whether an observed state already satisfies the desired one (diff uses it: no API call). */
 export function satisfies(observedState: string | undefined, desired: DesiredState): boolean {
   return observedState !== undefined && decide(observedState, desired).action === "satisfied";

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
 import type { EndpointOutput } from "../provider/serviceRunState";
+import type { LastCommandOutput } from "../provider/lastCommand";
 import type { TransitionSeconds } from "../provider/transitions";
 import {
   deleteTimeoutFromCustomTimeouts,
@@ -10,6 +11,7 @@ import {
 
 export type { EndpointOutput } from "../provider/serviceRunState";
 export type { TransitionSeconds } from "../provider/transitions";
+export type { LastCommandOutput } from "../provider/lastCommand";
 
 /**
  * The implementation, loaded by package name when a provider method runs. Kept in this file on
@@ -91,6 +93,13 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
   declare public readonly endpoints: pulumi.Output<EndpointOutput[]>;
   /** How long the service's last few starts and stops took, in seconds: what the next converge expects. */
   declare public readonly transitionSeconds: pulumi.Output<TransitionSeconds>;
+  /**
+   * The last start or stop this resource sent, when, and whether a GET has shown it since
+   * (`{ command: "", sentAt: "", seen: false }` if none). For a while after a command the API may
+   * still show the state it was sent from; within the grace period after it, until a GET shows
+   * the command, the next converge or refresh does not take such a read at its word.
+   */
+  declare public readonly lastCommand: pulumi.Output<LastCommandOutput>;
 
   /**
    * @param name The unique name of the resource in the stack.
@@ -116,6 +125,7 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
         databaseVersion: undefined,
         endpoints: undefined,
         transitionSeconds: undefined,
+        lastCommand: undefined,
       },
       opts,
       "dbcloud",

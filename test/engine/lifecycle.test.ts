@@ -354,6 +354,11 @@ describe("engine: check failures, init failures and secrets through the real hos
     assert.ok(recorded.initErrors?.length);
     assert.equal(recorded.outputs.observedState, "starting");
     assert.equal(typeof recorded.outputs.__provider, "string", "init failure properties carry __provider");
+    // The command travels through the host in the init failure's properties, and on to the next up.
+    const last = recorded.outputs.lastCommand as { command: string; sentAt: string; seen: boolean };
+    assert.equal(last.command, "start");
+    assert.ok(Number.isFinite(Date.parse(last.sentAt)), last.sentAt);
+    assert.equal(last.seen, true, "a poll showed starting");
 
     // Once the service got there, the next up carries on from the recorded state: no second start.
     while (emulator.service(service)?.state !== "running") await new Promise((r) => setTimeout(r, 100));
@@ -363,6 +368,7 @@ describe("engine: check failures, init failures and secrets through the real hos
     assert.equal(second.steps[0].kind, "update");
     assert.equal(byName(stack, "slow")!.outputs.observedState, "running");
     assert.equal(byName(stack, "slow")!.initErrors, undefined);
+    assert.deepEqual(byName(stack, "slow")!.outputs.lastCommand, last, "kept: this up sent nothing");
     assert.equal(requestsSince(emulator, mark).filter((r) => r.method === "PATCH").length, 0);
     assert.deepEqual(
       requestsAbout(emulator, service)

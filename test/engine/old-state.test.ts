@@ -62,7 +62,7 @@ const ENDPOINT_DELETION_OUTPUTS = ["__provider", "organizationId", "reversePriva
  * name is kept, and the current outputs are exactly 0.1.0's plus these.
  */
 const ADDED_SINCE_0_1_0: Record<string, string[]> = {
-  ServiceRunState: ["onDestroy", "transitionSeconds"],
+  ServiceRunState: ["lastCommand", "onDestroy", "transitionSeconds"],
   ReversePrivateEndpointDeletion: ["timeoutSeconds"],
 };
 const currentNames = (e: { type: string; outputs: Record<string, unknown> }) =>

@@ -49,6 +49,7 @@ describe("provider entry points, answer by answer", function () {
         waitForState: true,
         onDestroy: "leave",
         transitionSeconds: { start: [], stop: [] },
+        lastCommand: { command: "", sentAt: "", seen: false },
         observedState: "idle",
         serviceName: "db",
         databaseVersion: "24.3",
@@ -89,6 +90,7 @@ describe("provider entry points, answer by answer", function () {
       waitForState: true,
       onDestroy: "leave",
       transitionSeconds: { start: [], stop: [] },
+      lastCommand: { command: "", sentAt: "", seen: false },
       observedState: "stopped",
       serviceName: "",
       databaseVersion: "",
@@ -140,6 +142,7 @@ describe("provider entry points, answer by answer", function () {
       databaseVersion: "",
       endpoints: [],
       transitionSeconds: { start: [], stop: [] },
+      lastCommand: { command: "", sentAt: "", seen: false },
     });
     assert.deepEqual(
       outputsOf(inputs, { endpoints: [{ protocol: "https", host: "h", port: 8443, username: "u" }] })

@@ -69,6 +69,10 @@ describe("README tells the truth about defaults", () => {
     includes(`polls ${s(DEFAULT_TUNING.densePollMinMs)} to ${s(DEFAULT_TUNING.densePollMaxMs)} apart`);
     includes(`never more than ${s(DEFAULT_TUNING.maxPollMs)} apart`);
     includes(`grace period (${s(DEFAULT_TUNING.commandGraceMs)})`);
+    includes(
+      `**Until then, within the grace period (${s(DEFAULT_TUNING.commandGraceMs)}) after \`sentAt\`**`,
+    );
+    includes(`from ${s(DEFAULT_TUNING.commandGraceMs)} after the command on, a GET is`);
     includes(`A progress line at most every ${s(DEFAULT_TUNING.progressEveryMs)}`);
     includes(`at most ${DEFAULT_TUNING.maxCommands} commands in all`);
   });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decide, KNOWN_STATES, satisfies, type Decision } from "../../src/provider/stateTable";
+import { decide, KNOWN_STATES, satisfies, sentFrom, type Decision } from "../../src/provider/stateTable";
 
 // The state table of the README and design, row by row: observed state x desired state.
 const TABLE: [
@@ -69,5 +69,12 @@ describe("state table", () => {
     assert.equal(satisfies("idle", "stopped"), false);
     assert.equal(satisfies(undefined, "running"), false);
     assert.equal(satisfies("upgrading", "stopped"), false);
+  });
+
+  it("sentFrom(): start is sent from stopped only, stop from running, idle and degraded (what a stale GET may show)", () => {
+    const from = (command: "start" | "stop") =>
+      TABLE.map(([state]) => state).filter((s) => sentFrom(s, command));
+    assert.deepEqual(from("start"), ["stopped"]);
+    assert.deepEqual(from("stop"), ["running", "idle", "degraded"]);
   });
 });
