@@ -21,8 +21,17 @@ import {
 } from "./harness";
 
 const ENDPOINT = "rpe-0a1b2c";
-/** Delete has no deadline input: with at most 3 faults each asking for <= 1 s, this is its bound. */
-const DELETE_BOUND_MS = 10_000;
+/**
+ * The watchdog of one destroy: 10 s, plus what the 429s ask for (each up to 10 times a wait of up
+ * to 1 s, which the client honours, rounded up to the next second, since the header may say "1").
+ * Past it the run fails as stuck.
+ */
+function deleteBoundMs(faults: Fault[]): number {
+  let ms = 10_000;
+  for (const fault of faults)
+    if (fault.status === 429) ms += (fault.times ?? 1) * ((fault.retryAfterSeconds ?? 0) + 1) * 1000;
+  return ms;
+}
 
 type Check = "gone" | "secret";
 
@@ -39,7 +48,8 @@ async function destroyUnder(faults: Fault[], goneBefore: boolean, checks: Check[
     if (goneBefore) world.emulator.removeEndpoint(serviceId, ENDPOINT);
     const since = lastSeq(world);
     for (const fault of faults) world.emulator.injectFault(fault);
-    const result = await runAction(world, DELETE_BOUND_MS, () =>
+    const boundMs = deleteBoundMs(faults);
+    const result = await runAction(world, boundMs, () =>
       provider.reversePrivateEndpointDeletionDelete(created.id, { ...created.outs }),
     );
     const entries = entriesSince(world, serviceId, since);
@@ -48,7 +58,7 @@ async function destroyUnder(faults: Fault[], goneBefore: boolean, checks: Check[
     totals.retries += countRetries(entries);
     const problems: string[] = [];
     if (checks.includes("gone")) {
-      if (result.cutOff) problems.push(`delete still running after ${DELETE_BOUND_MS} ms`);
+      if (result.cutOff) problems.push(`delete still running after ${boundMs} ms`);
       else if (result.error === undefined && world.emulator.hasEndpoint(serviceId, ENDPOINT))
         problems.push(
           `delete reported success but the endpoint still exists (${entries.map((e) => `${e.status}`).join(", ")})`,
