@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import type { Clock } from "../../src/api/clock";
 import { FileLedger, ledgerPath } from "../../src/api/fileLedger";
 import { BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
+import { steppedClock } from "../helpers/steppedClock";
 
 /* The file that shares a key's rate budget between processes: where it lives, what it reads, locking. */
 
@@ -108,5 +109,24 @@ describe("rate budget file ledger", () => {
     const ledger = new FileLedger(path);
     assert.equal(await new RateBudget(limit, realClock, 0, ledger).acquire(), 0);
     assert.equal(ledger.local, false, "it took the lock over, and shares the file still");
+  });
+
+  it("a waiter whose reservation vanished with the file does not give back another process's grant", async () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
+    // Clock time near the real time, so the file keeps a pause (an expired one is dropped with it).
+    const stepped = steppedClock();
+    const base = Date.now();
+    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    const oneAtATime = { requests: 1, windowMs: 1_000 };
+    const a = new RateBudget(oneAtATime, clock, 0, new FileLedger(path));
+    const b = new RateBudget(oneAtATime, clock, 0, new FileLedger(path));
+    a.blockUntil(base + 500);
+    let grantedAt: number | undefined;
+    void a.acquire().then(() => (grantedAt = stepped.now())); // reserved for 500
+    rmSync(path); // a temp cleaner removes the file while it waits
+    assert.equal(await b.acquire(), 0, "the other process finds a fresh file: granted at once");
+    b.blockUntil(base + 800); // and then meets a 429
+    await stepped.runUntil(() => grantedAt !== undefined);
+    assert.equal(grantedAt, 1_000, "a window after the other's grant, which still counts");
   });
 });
