@@ -51,7 +51,10 @@ describe("rate budget file ledger", () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
     mkdirSync(dirname(path), { recursive: true });
     const now = Date.now();
-    writeFileSync(path, JSON.stringify({ grants: [now - 10, "soon", null, now - 50_000], blockedUntil: "later" }));
+    writeFileSync(
+      path,
+      JSON.stringify({ grants: [now - 10, "soon", null, now - 50_000], blockedUntil: "later" }),
+    );
     assert.equal(budgetOn(path).nextGrantAt(now), now + 10_000, "a window after the older of the two grants");
     writeFileSync(path, JSON.stringify({ grants: "none", blockedUntil: 0 }));
     assert.equal(budgetOn(path).nextGrantAt(now), now);

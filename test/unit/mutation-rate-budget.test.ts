@@ -142,7 +142,11 @@ describe("rate budget: requests waiting for their slot (stepped clock)", () => {
     first.answered();
     await stepped.runUntil(() => second.at !== undefined);
     assert.equal(second.at, 1_500, "a window and the margin after the answer");
-    assert.equal(budget.nextGrantAt(), 2_600, "the second grant counts from 1500, not from its first reservation");
+    assert.equal(
+      budget.nextGrantAt(),
+      2_600,
+      "the second grant counts from 1500, not from its first reservation",
+    );
   });
 
   it("a waiter pushed past its deadline by a slow answer fails then, and gives its slot back", async () => {
