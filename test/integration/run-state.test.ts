@@ -222,9 +222,11 @@ describe("ServiceRunState against the emulator", function () {
   });
 
   it("a deadline passed after the command records the resource; the next update carries on without a second start", async () => {
-    fixture.emulator.setTransitions({ starting: 600 });
+    // A deadline long enough for the read and the start even on a loaded machine, and a start
+    // that outlasts it by far.
+    fixture.emulator.setTransitions({ starting: 2500 });
     const id = seed("stopped");
-    const inputs = await checked({ serviceId: id, state: "running", timeoutSeconds: 0.2 });
+    const inputs = await checked({ serviceId: id, state: "running", timeoutSeconds: 1 });
     let recorded: { id: string; properties: Props; reasons: string[] } | undefined;
     try {
       await provider.serviceRunStateCreate(inputs);
