@@ -17,6 +17,7 @@ import {
   secretForms,
   truncate,
 } from "../../src/api/redact";
+import { mayHoldSecret } from "../../src/api/transport";
 
 /* Input guards and redaction, edge by edge, with the exact messages users see. */
 
@@ -220,6 +221,14 @@ describe("redaction", () => {
     });
     assert.equal(redactDeep(5, [secret]), 5);
     assert.equal(redactDeep(null, [secret]), null);
+  });
+
+  it("only a body with a backslash or a form of the secret needs its parsed strings walked", () => {
+    const forms = secretForms("key-id", "s3cr3t-value");
+    assert.equal(mayHoldSecret('{"status":200,"result":{"name":"plain"}}', forms), false);
+    assert.equal(mayHoldSecret('{"name":"s3cr3t-value"}', forms), true);
+    // \u0073 spells "s": the parsed string may hold the secret though the raw text does not.
+    assert.equal(mayHoldSecret('{"name":"\\u00733cr3t-value"}', forms), true);
   });
 
   it("truncate keeps max characters and says how many more there were", () => {
