@@ -91,7 +91,7 @@ describe("state shared by every client in a process", function () {
   it("a dispatcher of the caller's own carries every request instead of the shared one", async () => {
     let dispatched = 0;
     const own = new (class extends Agent {
-      dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+      override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
         dispatched++;
         return super.dispatch(options, handler);
       }
