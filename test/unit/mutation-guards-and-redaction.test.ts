@@ -31,6 +31,14 @@ describe("ids", () => {
     }
   });
 
+  it("a value that only converts to a uuid (an array holding one, from a JavaScript caller) is refused", () => {
+    assert.ok(!isUuid([UUID]));
+    assert.throws(() => uuidSegment("serviceId", [UUID]), {
+      name: "TypeError",
+      message: `serviceId must be a uuid (like ${UUID}), got ["${UUID}"]`,
+    });
+  });
+
   it("an endpoint id is 1 to 128 allowed characters, and not dots alone", () => {
     for (const ok of ["a", "x".repeat(128), ".a", "a.", "a..b", "A-Z_0:9~"]) assert.ok(isEndpointId(ok), ok);
     for (const bad of [".", "..", "....", "x".repeat(129), "a%b", " a", "a\n", 7]) {
@@ -84,6 +92,30 @@ describe("the path about to be sent", () => {
         message:
           'Refusing to send: the request path "/v1/organizations/a/services/b/" does not match ' +
           `${template} as sent ("/b/v1/organizations/a/services/b/")`,
+      },
+    );
+  });
+
+  /** Counts up in each run: names no earlier call in this process used, so nothing comes from a cache. */
+  let fresh = 0;
+  it("a template and a base URL seen for the first time are checked like any other", () => {
+    const n = ++fresh;
+    const newTemplate = `${template}/f${n}`;
+    const ok = `/v1/organizations/a/services/b/f${n}`;
+    assert.equal(
+      checkedRequestUrl(`https://f${n}.example.com`, newTemplate, ok),
+      `https://f${n}.example.com${ok}`,
+    );
+    assert.equal(
+      checkedRequestUrl(`https://api.example.com/f${n}`, newTemplate, ok),
+      `https://api.example.com/f${n}${ok}`,
+    );
+    assert.throws(
+      () => checkedRequestUrl(`https://f${n}.example.com`, newTemplate, `/v1/organizations/a/b/f${n}`),
+      {
+        message: new RegExp(
+          `^Refusing to send: the request path "/v1/organizations/a/b/f${n}" does not match`,
+        ),
       },
     );
   });
