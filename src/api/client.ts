@@ -77,7 +77,8 @@ export class ApiClient {
     if (!options.keySecret) problems.push("keySecret: the API key secret is required");
     if (problems.length) throw new ConfigurationError(problems);
 
-    this.apiUrl = "url" in checked ? checked.url : "";
+    // No problems were found above, so checkApiUrl returned the URL.
+    this.apiUrl = (checked as { url: string }).url;
     this.keyId = options.keyId;
     this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -210,9 +211,8 @@ export class ApiClient {
           throw error;
         }
       }
-      const remainingMs = deadline === undefined ? undefined : deadline - this.clock.now();
-      if (remainingMs !== undefined && remainingMs <= 0)
-        outOfTime("the deadline passed before the request was sent");
+      const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
+      if (remainingMs <= 0) outOfTime("the deadline passed before the request was sent");
       this.stats.attempts++;
       const result = await sendAttempt({
         url,
@@ -224,7 +224,7 @@ export class ApiClient {
         secrets: this.secrets,
         dispatcher: this.dispatcher,
         timeouts: this.timeouts,
-        totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs ?? Infinity),
+        totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs),
       });
       slot?.answered();
       this.count(result.label);
@@ -232,12 +232,8 @@ export class ApiClient {
       if (result.ok) return { value: result.value as z.infer<S>, requestId: result.requestId };
       lastError = result.error;
       // No definite answer, a server error or an unreadable 2xx: the server may have applied it.
-      if (
-        result.outcome === undefined ||
-        !(result.outcome.kind === "status" && result.outcome.status < 500)
-      ) {
-        possiblyApplied = true;
-      }
+      const refused = result.outcome?.kind === "status" && result.outcome.status < 500;
+      if (!refused) possiblyApplied = true;
 
       const now = this.clock.now();
       const serverDelayMs = serverRequestedDelayMs(result.headers, now, this.retryPolicy.maxServerDelayMs);

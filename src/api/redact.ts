@@ -10,9 +10,9 @@ export const REDACTED = "[REDACTED]";
 /** Secrets shorter than this are not searched for: they would blank out ordinary words. */
 const MIN_SECRET_LENGTH = 6;
 
-/** The `Authorization` header value for a key pair. */
+/** The `Authorization` header value for a key pair (`Buffer.from` reads a string as UTF-8). */
 export function basicAuthorization(keyId: string, keySecret: string): string {
-  return `Basic ${Buffer.from(`${keyId}:${keySecret}`, "utf8").toString("base64")}`;
+  return `Basic ${Buffer.from(`${keyId}:${keySecret}`).toString("base64")}`;
 }
 
 /**
@@ -22,12 +22,12 @@ export function basicAuthorization(keyId: string, keySecret: string): string {
 export function secretForms(keyId: string, keySecret: string): string[] {
   const token = basicAuthorization(keyId, keySecret).slice("Basic ".length);
   const forms = new Set<string>();
-  for (const value of [keySecret, token, Buffer.from(keySecret, "utf8").toString("base64")]) {
+  for (const value of [keySecret, token, Buffer.from(keySecret).toString("base64")]) {
     forms.add(value);
     forms.add(JSON.stringify(value).slice(1, -1));
     forms.add(encodeURIComponent(value));
     forms.add(new URLSearchParams({ v: value }).toString().slice(2));
-    forms.add(Buffer.from(value, "utf8").toString("base64url"));
+    forms.add(Buffer.from(value).toString("base64url"));
   }
   // Longest first, so a form that contains another is replaced whole.
   return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);

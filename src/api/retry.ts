@@ -64,8 +64,9 @@ export function shouldRetry(args: {
 }): boolean {
   const { policy, outcome } = args;
   if (!isRetryableRequest(args.method, args.path) || !isRetryableOutcome(outcome)) return false;
-  if (args.remainingMs !== undefined && args.nextDelayMs >= args.remainingMs) return false;
-  const rateLimited = outcome.kind === "status" && outcome.status === 429;
+  if (args.nextDelayMs >= (args.remainingMs ?? Infinity)) return false;
+  // Only a status outcome has a status.
+  const rateLimited = (outcome as { status?: number }).status === 429;
   if (rateLimited && args.remainingMs !== undefined) return true;
   const withinElapsed = args.elapsedMs + args.nextDelayMs <= policy.maxElapsedMs;
   return withinElapsed && (rateLimited || args.attempt < policy.maxAttempts);
@@ -98,9 +99,9 @@ export function serverRequestedDelayMs(
     const value = Number(reset);
     candidates.push(value >= 1e12 ? value - nowMs : value >= 1e9 ? value * 1000 - nowMs : value * 1000);
   }
-  const usable = candidates.filter((ms) => Number.isFinite(ms));
-  if (!usable.length) return undefined;
-  return Math.min(maxDelayMs, Math.max(0, ...usable));
+  // Every candidate is finite: at most 16 digits of seconds, or a parsed date.
+  if (!candidates.length) return undefined;
+  return Math.min(maxDelayMs, Math.max(0, ...candidates));
 }
 
 /**

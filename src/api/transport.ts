@@ -98,7 +98,8 @@ export async function sendAttempt<S extends z.ZodType>(req: AttemptRequest<S>): 
   const json = parseJson(text);
   const requestId = pickRequestId(json, headers, secrets);
 
-  if (status >= 200 && status < 300) {
+  // request() never resolves with a status below 200: it hands 1xx answers to onInfo and waits on.
+  if (status < 300) {
     const invalid = (issues: string[]): Attempt<never> => ({
       ok: false,
       error: new ResponseValidationError({
@@ -150,11 +151,12 @@ export function mayHoldSecret(text: string, secrets: readonly string[]): boolean
 
 /**
  * Reads a body as a stream, keeping at most `cap` bytes; past that the stream is destroyed
- * (and the connection with it), so a huge answer costs `cap` bytes of memory, not its size.
+ * (and the connection with it), so a huge answer costs `cap` bytes of memory, not its size:
+ * leaving a `for await` loop early destroys a readable stream (its iterator's `return`).
  * `bytes` is more than `cap` when the body was cut.
  */
 async function readCapped(
-  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  body: AsyncIterable<Buffer>,
   cap: number,
 ): Promise<{ text: string; bytes: number }> {
   const chunks: Buffer[] = [];
@@ -163,7 +165,6 @@ async function readCapped(
     bytes += chunk.length;
     if (bytes > cap) {
       chunks.push(chunk.subarray(0, chunk.length - (bytes - cap)));
-      body.destroy();
       break;
     }
     chunks.push(chunk);
@@ -179,11 +180,13 @@ function transportFailure(
   aborted: boolean,
   totalTimeoutMs: number,
 ): Attempt<never> {
+  // Stryker disable next-line OptionalChaining: never nullish here (a dispatcher failing with null or undefined makes request() resolve with nothing, and reading its status throws a TypeError): equivalent
   const code = String((cause as { code?: unknown } | undefined)?.code ?? "");
   const timedOut = aborted || /TIMEOUT/.test(code);
   const detail = aborted
     ? `no complete answer within ${(totalTimeoutMs / 1000).toFixed(1)} s`
-    : redactSecrets(`${code ? `${code}: ` : ""}${(cause as Error)?.message ?? String(cause)}`, secrets);
+    : // Stryker disable next-line OptionalChaining: never nullish here (see `code` above): equivalent
+      redactSecrets(`${code ? `${code}: ` : ""}${(cause as Error)?.message ?? String(cause)}`, secrets);
   const ErrorClass = timedOut ? ApiTimeoutError : ApiConnectionError;
   // The cause is rebuilt from redacted text: undici's own error is not kept (nothing of the
   // request may leave through a cause chain).
@@ -215,13 +218,15 @@ function keptHeaders(headers: Record<string, string>, secrets: readonly string[]
   return kept;
 }
 
+/** The parsed body, or undefined when it is not JSON (an empty body included: `JSON.parse("")` throws). */
 function parseJson(text: string): unknown {
-  if (!text) return undefined;
+  let json: unknown;
   try {
-    return JSON.parse(text);
+    json = JSON.parse(text);
   } catch {
-    return undefined;
+    // Not JSON: undefined.
   }
+  return json;
 }
 
 function pickRequestId(

@@ -13,6 +13,7 @@ import type { ApiClientOptions } from "../../src/api/options";
 import { RateBudget } from "../../src/api/rateBudget";
 import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
 import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { virtualClock } from "../helpers/virtualClock";
 
 /*
  * The client's own bookkeeping around attempts, over real HTTP: what it refuses to build, what
@@ -62,6 +63,24 @@ describe("client bookkeeping", function () {
       rateLimit: false,
     });
     assert.deepEqual(client.toJSON(), { apiUrl: "https://x.example.com", keyId: "k" });
+  });
+
+  it("a URL missing altogether (a JavaScript caller) is quoted as empty; a URL's problems are listed on one line", () => {
+    assert.throws(() => new ApiClient({ keyId: "k", keySecret: "s" } as ApiClientOptions), {
+      name: "ConfigurationError",
+      message: 'apiUrl: "" is not an absolute URL (expected e.g. https://api.example.com)',
+    });
+    assert.throws(
+      () => new ApiClient({ apiUrl: "http://user:pw@example.com/v1?x=1", keyId: "k", keySecret: "s" }),
+      {
+        name: "ConfigurationError",
+        message:
+          "apiUrl: http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://example.com; " +
+          "the URL must not contain credentials; set the API key instead; " +
+          "the URL must not have a query or fragment; " +
+          "give the base URL without the trailing /v1 (the client adds it)",
+      },
+    );
   });
 
   it("counts attempts, retries and answers by status", async () => {
@@ -150,6 +169,30 @@ describe("client bookkeeping", function () {
       error.message,
       `Timed out (GET ${SERVICE_PATH}): the deadline passed before the request was sent`,
     );
+    assert.equal(server.requests.length, 0);
+  });
+
+  it("a deadline that is exactly now sends nothing", async () => {
+    server = await scriptedServer([200]);
+    const { clock, now } = virtualClock();
+    const error = await failureOf(clientFor(server, { clock }).getService(ORG, SVC, { deadline: now() }));
+    assert.equal(
+      error.message,
+      `Timed out (GET ${SERVICE_PATH}): the deadline passed before the request was sent`,
+    );
+    assert.equal(server.requests.length, 0);
+  });
+
+  it("a budget of the caller's own that fails for another reason than the deadline fails the call with its error", async () => {
+    server = await scriptedServer([200]);
+    const broken = new (class extends RateBudget {
+      override take(): Promise<never> {
+        return Promise.reject(new RangeError("budget unavailable"));
+      }
+    })({ requests: 1, windowMs: 1_000 }, systemClock);
+    const error = await failureOf(clientFor(server, { budget: broken }).getService(ORG, SVC));
+    assert.ok(error instanceof RangeError, String(error));
+    assert.equal(error.message, "budget unavailable");
     assert.equal(server.requests.length, 0);
   });
 

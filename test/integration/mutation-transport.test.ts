@@ -12,7 +12,7 @@ import {
 import type { ApiClientOptions } from "../../src/api/options";
 import { MAX_BODY_BYTES, MAX_REQUEST_ID_CHARS } from "../../src/api/transport";
 import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
-import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { startHostileServer, streamBytes, type HostileServer } from "../helpers/hostileServer";
 
 /*
  * One attempt at the HTTP boundary, edge by edge: what counts as success, how big a body may
@@ -161,6 +161,28 @@ describe("one attempt at the HTTP boundary", function () {
     ]);
     assert.equal(error.headers["x-ratelimit-reset"], `${"9".repeat(200)}… (50 more characters)`);
     assert.equal(error.headers["content-type"], "application/json");
+  });
+
+  it("a header sent twice is kept as both values joined by a comma", async () => {
+    server = await startHostileServer((_req, res) => {
+      res.setHeader("x-request-id", ["first", "second"]);
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end("{}");
+    });
+    const error = (await failureOf(clientFor(server).getService(ORG, SVC))) as ServerError;
+    assert.equal(error.requestId, "first, second");
+    assert.equal(error.headers["x-request-id"], "first, second");
+  });
+
+  it("an error body past the cap is read up to exactly the cap, whatever the chunks", async () => {
+    server = await startHostileServer((_req, res, { write }) => {
+      res.writeHead(400, { "content-type": "text/plain" });
+      // A short first chunk, so that the chunk crossing the cap also holds bytes below it.
+      write("y".repeat(1000));
+      streamBytes(res, write, MAX_BODY_BYTES);
+    });
+    const error = (await failureOf(clientFor(server).getService(ORG, SVC))) as ApiError;
+    assert.equal(error.serverMessage, `${"y".repeat(500)}… (${MAX_BODY_BYTES - 500} more characters)`);
   });
 
   it("a GET carries no body and no content-type; a PATCH carries both", async () => {

@@ -17,6 +17,7 @@ import {
   secretForms,
   truncate,
 } from "../../src/api/redact";
+import { mayHoldSecret } from "../../src/api/transport";
 
 /* Input guards and redaction, edge by edge, with the exact messages users see. */
 
@@ -28,6 +29,14 @@ describe("ids", () => {
     for (const bad of [`x${UUID}`, `${UUID}x`, UUID.replace("3f2a", "3g2a"), UUID.slice(1)]) {
       assert.ok(!isUuid(bad), bad);
     }
+  });
+
+  it("a value that only converts to a uuid (an array holding one, from a JavaScript caller) is refused", () => {
+    assert.ok(!isUuid([UUID]));
+    assert.throws(() => uuidSegment("serviceId", [UUID]), {
+      name: "TypeError",
+      message: `serviceId must be a uuid (like ${UUID}), got ["${UUID}"]`,
+    });
   });
 
   it("an endpoint id is 1 to 128 allowed characters, and not dots alone", () => {
@@ -83,6 +92,30 @@ describe("the path about to be sent", () => {
         message:
           'Refusing to send: the request path "/v1/organizations/a/services/b/" does not match ' +
           `${template} as sent ("/b/v1/organizations/a/services/b/")`,
+      },
+    );
+  });
+
+  /** Counts up in each run: names no earlier call in this process used, so nothing comes from a cache. */
+  let fresh = 0;
+  it("a template and a base URL seen for the first time are checked like any other", () => {
+    const n = ++fresh;
+    const newTemplate = `${template}/f${n}`;
+    const ok = `/v1/organizations/a/services/b/f${n}`;
+    assert.equal(
+      checkedRequestUrl(`https://f${n}.example.com`, newTemplate, ok),
+      `https://f${n}.example.com${ok}`,
+    );
+    assert.equal(
+      checkedRequestUrl(`https://api.example.com/f${n}`, newTemplate, ok),
+      `https://api.example.com/f${n}${ok}`,
+    );
+    assert.throws(
+      () => checkedRequestUrl(`https://f${n}.example.com`, newTemplate, `/v1/organizations/a/b/f${n}`),
+      {
+        message: new RegExp(
+          `^Refusing to send: the request path "/v1/organizations/a/b/f${n}" does not match`,
+        ),
       },
     );
   });
@@ -220,6 +253,14 @@ describe("redaction", () => {
     });
     assert.equal(redactDeep(5, [secret]), 5);
     assert.equal(redactDeep(null, [secret]), null);
+  });
+
+  it("only a body with a backslash or a form of the secret needs its parsed strings walked", () => {
+    const forms = secretForms("key-id", "s3cr3t-value");
+    assert.equal(mayHoldSecret('{"status":200,"result":{"name":"plain"}}', forms), false);
+    assert.equal(mayHoldSecret('{"name":"s3cr3t-value"}', forms), true);
+    // \u0073 spells "s": the parsed string may hold the secret though the raw text does not.
+    assert.equal(mayHoldSecret('{"name":"\\u00733cr3t-value"}', forms), true);
   });
 
   it("truncate keeps max characters and says how many more there were", () => {

@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { createServer, type AddressInfo, type Server } from "node:net";
+import { ApiConnectionError, ApiTimeoutError } from "../../src/api/errors";
+import type { ApiClientOptions } from "../../src/api/options";
+import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
+import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+
+/*
+ * Attempts that get no answer, over real sockets on 127.0.0.1: the exact message each failure
+ * reads (users read them), how the client counts and logs it, and that nothing of an attempt
+ * (its deadline timer) outlives it.
+ */
+
+const ORG = randomUUID();
+const SVC = randomUUID();
+const PATH = `/v1/organizations/${ORG}/services/${SVC}`;
+/** One attempt per call unless a test asks for more; retries wait 10 ms. */
+const clientFor = (server: { url: string }, overrides: Partial<ApiClientOptions> = {}) =>
+  testClient(server, { retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 }, ...overrides });
+
+/** A TCP server on 127.0.0.1 that answers every request with `reply` (not necessarily HTTP). */
+async function rawServer(reply: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((socket) => {
+    socket.on("error", () => undefined);
+    socket.on("data", () => socket.end(reply));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** A port on 127.0.0.1 nobody listens on. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Timers that keep the process alive. */
+const liveTimers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+
+describe("attempts without an answer", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  let raw: Server | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    raw?.close();
+    raw = undefined;
+  });
+
+  it("a refused connection reads: Connection failed (method path): code: the system's message", async () => {
+    const port = await closedPort();
+    const error = await failureOf(clientFor({ url: `http://127.0.0.1:${port}` }).getService(ORG, SVC));
+    assert.ok(error instanceof ApiConnectionError, String(error));
+    assert.equal(
+      error.message,
+      `Connection failed (GET ${PATH}): ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+  });
+
+  it("a server that does not speak HTTP is a connection failure naming the parser's complaint, with no code", async () => {
+    const target = await rawServer("garbage\r\n\r\n");
+    raw = target.server;
+    const error = await failureOf(clientFor(target).getService(ORG, SVC));
+    assert.ok(error instanceof ApiConnectionError && !(error instanceof ApiTimeoutError), String(error));
+    assert.equal(
+      error.message,
+      `Connection failed (GET ${PATH}): Response does not match the HTTP/1.1 protocol (Expected HTTP/, RTSP/ or ICE/)`,
+    );
+    assert.ok(!("code" in (error.cause as object)), "no code was invented for the cause");
+  });
+
+  it("a timed-out attempt is counted and logged as a timeout, a refused one as a connection failure", async () => {
+    server = await startHostileServer(() => undefined);
+    const timeoutLines: string[] = [];
+    const slow = clientFor(server, {
+      retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
+      timeouts: { totalMs: 250 },
+      log: (line) => timeoutLines.push(line),
+    });
+    assert.ok((await failureOf(slow.getService(ORG, SVC))) instanceof ApiTimeoutError);
+    assert.deepEqual(slow.stats.outcomes, { timeout: 2 });
+    assert.equal(timeoutLines.length, 1);
+    assert.match(timeoutLines[0], new RegExp(`^GET ${PATH}: timed out; retrying in `));
+
+    const refusedLines: string[] = [];
+    const refused = clientFor(
+      { url: `http://127.0.0.1:${await closedPort()}` },
+      { retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 }, log: (line) => refusedLines.push(line) },
+    );
+    await failureOf(refused.getService(ORG, SVC));
+    assert.deepEqual(refused.stats.outcomes, { connection: 2 });
+    assert.match(refusedLines[0], new RegExp(`^GET ${PATH}: connection failed; retrying in `));
+  });
+
+  it("an answered attempt leaves no timer behind: a script exits as soon as its last call ends", async () => {
+    server = await startHostileServer((_req, res) => res.end(serviceBody(SVC)));
+    const client = clientFor(server, { timeouts: { totalMs: 60_000 } });
+    const before = liveTimers();
+    await client.getService(ORG, SVC);
+    assert.equal(liveTimers(), before);
+  });
+});
