@@ -114,6 +114,34 @@ describe("provider entry points, answer by answer", function () {
     );
   });
 
+  it("ServiceRunState update to the state the service was last seen in still looks: the record may be old", async () => {
+    await serve(200, service({ state: "stopped", name: "db" }));
+    // Stopped by hand and seen so by a refresh; the program now asks for stopped.
+    const olds = { organizationId: ORG, serviceId: SVC, state: "running", observedState: "stopped" };
+    const { outs } = await provider.serviceRunStateUpdate(SVC, olds, {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "stopped",
+    });
+    assert.equal(outs.serviceName, "db");
+    assert.deepEqual(
+      server!.requests.map((r) => r.method),
+      ["GET"],
+    );
+  });
+
+  it("create and update refuse invalid inputs, naming the entry point, before any request", async () => {
+    await serve(500, error(500, "must not be called"));
+    const bad = { organizationId: ORG, serviceId: SVC, state: "Running" };
+    await assert.rejects(provider.serviceRunStateCreate(bad), (e: Error) =>
+      e.message.startsWith("ServiceRunState create: refusing to act on invalid properties"),
+    );
+    await assert.rejects(provider.serviceRunStateUpdate(SVC, bad, bad), (e: Error) =>
+      e.message.startsWith("ServiceRunState update: refusing to act on invalid properties"),
+    );
+    assert.equal(server!.requests.length, 0);
+  });
+
   it("a failure before any command is not recorded: a plain error without the resource", async () => {
     await serve(200, service({ state: "terminated" }));
     const failure = (await provider
@@ -149,6 +177,9 @@ describe("provider entry points, answer by answer", function () {
         .endpoints,
       [{ protocol: "https", host: "h", port: 8443, username: "u" }],
     );
+    assert.deepEqual(outputsOf(inputs, { endpoints: [{ protocol: "https", port: 8443 }] }).endpoints, [
+      { protocol: "https", host: "", port: 8443, username: null },
+    ]);
   });
 
   const endpointProps = { organizationId: ORG, serviceId: SVC, reversePrivateEndpointId: "rpe-1" };
