@@ -153,7 +153,14 @@ describe("provider entry points, answer by answer", function () {
 
   it("ServiceRunState update with nothing to converge keeps what was observed, filling absent details", async () => {
     await serve(500, error(500, "must not be called"));
-    const olds = { organizationId: ORG, serviceId: SVC, state: "stopped", observedState: "stopped" };
+    const lastCommand = { command: "stop", sentAt: new Date(Date.now() - 5_000).toISOString(), seen: true };
+    const olds = {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "stopped",
+      observedState: "stopped",
+      lastCommand,
+    };
     const { outs } = await provider.serviceRunStateUpdate(SVC, olds, {
       organizationId: ORG,
       serviceId: SVC,
@@ -168,7 +175,7 @@ describe("provider entry points, answer by answer", function () {
       waitForState: true,
       onDestroy: "leave",
       transitionSeconds: { start: [], stop: [] },
-      lastCommand: { command: "", sentAt: "", seen: false },
+      lastCommand,
       observedState: "stopped",
       serviceName: "",
       databaseVersion: "",
