@@ -97,6 +97,10 @@ describe("converge outcomes in detail", () => {
     assert.equal(lateError.kind, "timeout");
     assert.ok(lateError.cause instanceof ApiTimeoutError);
     assert.match(lateError.message, /^Timed out after \d+s waiting for/);
+    assert.ok(
+      lateError.message.endsWith(": it is starting. Raise timeoutSeconds if it needs longer."),
+      "a state on its way says nothing more",
+    );
 
     const early = scripted(["starting", timeout()]);
     const earlyError = await convergeError(converge(request({ timeoutMs: 60_000 }), early.deps));
