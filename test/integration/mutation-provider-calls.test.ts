@@ -71,11 +71,96 @@ describe("provider entry points, answer by answer", function () {
       provider.serviceRunStateRead(SVC, { serviceId: SVC, organizationId: ORG }),
       /400 Invalid API key id/,
     );
+    // Something else not found is no reason to drop the service from the stack.
+    await server!.close();
+    await serve(400, error(400, "Endpoint not found"));
+    await assert.rejects(
+      provider.serviceRunStateRead(SVC, { serviceId: SVC, organizationId: ORG }),
+      /400 Endpoint not found/,
+    );
+  });
+
+  it("ServiceRunState read has a deadline: a server asking to wait past it fails the read at once", async () => {
+    server = await startHostileServer((_req, res, { count }) => {
+      if (count === 1) {
+        res.writeHead(429, { "retry-after": "5" });
+        return res.end('{"status":429,"error":"TOO_MANY_REQUESTS"}');
+      }
+      res.end(JSON.stringify(service({ state: "running" })));
+    });
+    await configureProviderFor(server, { organizationId: ORG });
+    console.log = () => undefined;
+    // A read may take READ_TIMEOUT_SECONDS (120 s), scaled here to 1.2 s: less than the 5 s asked for.
+    const scale = process.env.DBCLOUD_TIME_SCALE;
+    process.env.DBCLOUD_TIME_SCALE = "0.01";
+    try {
+      await assert.rejects(provider.serviceRunStateRead(SVC, { serviceId: SVC, state: "running" }), /429/);
+    } finally {
+      if (scale === undefined) delete process.env.DBCLOUD_TIME_SCALE;
+      else process.env.DBCLOUD_TIME_SCALE = scale;
+    }
+    assert.equal(server.requests.length, 1);
+  });
+
+  it("ServiceRunState read refuses invalid ids, naming itself, before any request", async () => {
+    await serve(500, error(500, "must not be called"));
+    await assert.rejects(
+      provider.serviceRunStateRead(SVC, { serviceId: "../x", organizationId: ORG }),
+      (e: Error) => e.message.startsWith("ServiceRunState read: refusing to act on invalid properties"),
+    );
+    assert.equal(server!.requests.length, 0);
+  });
+
+  it("ServiceRunState refresh right after a start, GET still showing stopped: keeps only a recorded state short of the target", async () => {
+    await serve(200, service({ state: "stopped" }));
+    const justSent = { command: "start", sentAt: new Date().toISOString(), seen: false };
+    const refresh = async (observed: Props) =>
+      (
+        await provider.serviceRunStateRead(SVC, {
+          serviceId: SVC,
+          state: "running",
+          lastCommand: justSent,
+          ...observed,
+        })
+      ).props.observedState;
+    assert.equal(await refresh({ observedState: "starting" }), "starting", "what the PATCH answered is kept");
+    // A recorded state that satisfies the start would hide the stopped service from the next
+    // `pulumi up`; no recorded state at all is nothing to keep.
+    assert.equal(await refresh({ observedState: "running" }), "stopped");
+    assert.equal(await refresh({ observedState: "" }), "stopped");
+    assert.equal(await refresh({}), "stopped");
+    // Past the grace period (30 s), or once a GET has shown the start, stopped is taken at its word.
+    const minuteAgo = { ...justSent, sentAt: new Date(Date.now() - 60_000).toISOString() };
+    assert.equal(await refresh({ observedState: "starting", lastCommand: minuteAgo }), "stopped");
+    assert.equal(
+      await refresh({ observedState: "starting", lastCommand: { ...justSent, seen: true } }),
+      "stopped",
+    );
+  });
+
+  it("ServiceRunState refresh that shows the start marks it seen, and keeps what it shows", async () => {
+    await serve(200, service({ state: "running" }));
+    const justSent = { command: "start", sentAt: new Date().toISOString(), seen: false };
+    const { props } = await provider.serviceRunStateRead(SVC, {
+      serviceId: SVC,
+      state: "running",
+      observedState: "starting",
+      lastCommand: justSent,
+    });
+    assert.equal(props.observedState, "running");
+    assert.deepEqual(props.lastCommand, { ...justSent, seen: true });
   });
 
   it("ServiceRunState update with nothing to converge keeps what was observed, filling absent details", async () => {
     await serve(500, error(500, "must not be called"));
-    const olds = { organizationId: ORG, serviceId: SVC, state: "stopped", observedState: "stopped" };
+    const lastCommand = { command: "stop", sentAt: new Date(Date.now() - 5_000).toISOString(), seen: true };
+    const olds = {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "stopped",
+      observedState: "stopped",
+      lastCommand,
+    };
     const { outs } = await provider.serviceRunStateUpdate(SVC, olds, {
       organizationId: ORG,
       serviceId: SVC,
@@ -90,7 +175,7 @@ describe("provider entry points, answer by answer", function () {
       waitForState: true,
       onDestroy: "leave",
       transitionSeconds: { start: [], stop: [] },
-      lastCommand: { command: "", sentAt: "", seen: false },
+      lastCommand,
       observedState: "stopped",
       serviceName: "",
       databaseVersion: "",
@@ -112,6 +197,34 @@ describe("provider entry points, answer by answer", function () {
       server!.requests.map((r) => r.method),
       ["GET"],
     );
+  });
+
+  it("ServiceRunState update to the state the service was last seen in still looks: the record may be old", async () => {
+    await serve(200, service({ state: "stopped", name: "db" }));
+    // Stopped by hand and seen so by a refresh; the program now asks for stopped.
+    const olds = { organizationId: ORG, serviceId: SVC, state: "running", observedState: "stopped" };
+    const { outs } = await provider.serviceRunStateUpdate(SVC, olds, {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "stopped",
+    });
+    assert.equal(outs.serviceName, "db");
+    assert.deepEqual(
+      server!.requests.map((r) => r.method),
+      ["GET"],
+    );
+  });
+
+  it("create and update refuse invalid inputs, naming the entry point, before any request", async () => {
+    await serve(500, error(500, "must not be called"));
+    const bad = { organizationId: ORG, serviceId: SVC, state: "Running" };
+    await assert.rejects(provider.serviceRunStateCreate(bad), (e: Error) =>
+      e.message.startsWith("ServiceRunState create: refusing to act on invalid properties"),
+    );
+    await assert.rejects(provider.serviceRunStateUpdate(SVC, bad, bad), (e: Error) =>
+      e.message.startsWith("ServiceRunState update: refusing to act on invalid properties"),
+    );
+    assert.equal(server!.requests.length, 0);
   });
 
   it("a failure before any command is not recorded: a plain error without the resource", async () => {
@@ -149,6 +262,9 @@ describe("provider entry points, answer by answer", function () {
         .endpoints,
       [{ protocol: "https", host: "h", port: 8443, username: "u" }],
     );
+    assert.deepEqual(outputsOf(inputs, { endpoints: [{ protocol: "https", port: 8443 }] }).endpoints, [
+      { protocol: "https", host: "", port: 8443, username: null },
+    ]);
   });
 
   const endpointProps = { organizationId: ORG, serviceId: SVC, reversePrivateEndpointId: "rpe-1" };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
+import { ConvergeError } from "../../src/provider/converge";
 import { captureConsole, type CapturedConsole } from "../helpers/captureConsole";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
 
@@ -122,6 +123,66 @@ describe("ServiceRunState onDestroy against the emulator", function () {
       assert.equal(fixture.emulator.service(id)?.state, "running");
     });
 
+    it('"leave" says, by the service\'s name, that it left the service as last seen; a warning only for a value it does not know', async () => {
+      const id = seed("running");
+      const outs = await created({ serviceId: id, state: "running" });
+      const label = `service "preview" (${id.slice(0, 8)}…)`;
+      const left = (how: string) =>
+        `[dbcloud] ${label}: ServiceRunState removed from the stack; the service is left ${how} (no API call)`;
+      for (const onDestroy of ["leave", undefined]) {
+        await provider.serviceRunStateDelete(id, { ...outs, onDestroy });
+      }
+      await provider.serviceRunStateDelete(id, { ...outs, observedState: "" });
+      await provider.serviceRunStateDelete(id, { ...outs, observedState: undefined });
+      await provider.serviceRunStateDelete(id, { ...outs, observedState: ["running"] }); // hand-edited
+      assert.deepEqual(output.stdout, [
+        left("running"),
+        left("running"),
+        left("as it was"),
+        left("as it was"),
+        left("as it was"),
+      ]);
+      assert.deepEqual(output.stderr, []);
+      await provider.serviceRunStateDelete(id, { ...outs, onDestroy: "Stop" });
+      assert.deepEqual(output.stderr, [
+        `[dbcloud] warning: ${label}: onDestroy "Stop" in the state is neither "leave" nor "stop"; nothing is stopped`,
+      ]);
+      assert.deepEqual(calls(id), []);
+    });
+
+    it('"stop" with state that names no organization stops the service in the configured one', async () => {
+      const id = seed("running");
+      const outs = await created({ serviceId: id, state: "running", onDestroy: "stop" });
+      delete outs.organizationId;
+      await provider.serviceRunStateDelete(id, outs);
+      assert.equal(fixture.emulator.service(id)?.state, "stopped");
+    });
+
+    it('"stop" refuses hand-edited ids, naming itself, before any request', async () => {
+      const id = seed("running");
+      const outs = await created({ serviceId: id, state: "running", onDestroy: "stop" });
+      await assert.rejects(provider.serviceRunStateDelete(id, { ...outs, serviceId: "../x" }), (e: Error) =>
+        e.message.startsWith("ServiceRunState delete: refusing to act on invalid properties"),
+      );
+      assert.deepEqual(calls(id), []);
+    });
+
+    it('"stop" answered 400 about something else not found fails: only the service\'s absence means done', async () => {
+      const id = seed("running");
+      const outs = await created({ serviceId: id, state: "running", onDestroy: "stop" });
+      fixture.emulator.injectFault({
+        route: "changeState",
+        status: 400,
+        message: "Endpoint not found",
+        times: 1,
+      });
+      await assert.rejects(
+        provider.serviceRunStateDelete(id, outs),
+        /Endpoint not found.*the resource stays in the stack/s,
+      );
+      assert.equal(fixture.emulator.service(id)?.state, "running");
+    });
+
     it('"stop" stops the service with one command and waits until it is stopped', async () => {
       const id = seed("stopped");
       const outs = await created({ serviceId: id, state: "running", onDestroy: "stop" });
@@ -174,10 +235,15 @@ describe("ServiceRunState onDestroy against the emulator", function () {
         deleteTimeoutSeconds: 0.4,
       });
       const started = Date.now();
-      await assert.rejects(
-        provider.serviceRunStateDelete(id, outs),
-        /Timed out .* to be stopped after sending stop: it is stopping.*the resource stays in the stack; run `pulumi destroy` again/s,
-      );
+      await assert.rejects(provider.serviceRunStateDelete(id, outs), (error: Error) => {
+        assert.match(
+          error.message,
+          /Timed out .* to be stopped after sending stop: it is stopping.*the resource stays in the stack; run `pulumi destroy` again/s,
+        );
+        assert.ok(error.cause instanceof ConvergeError, "the converger's error is the cause");
+        assert.equal(error.cause.kind, "timeout");
+        return true;
+      });
       assert.ok(Date.now() - started < 5_000, "bounded by deleteTimeoutSeconds, not timeoutSeconds");
 
       const withoutDeleteTimeout: Props = { ...outs, timeoutSeconds: 0.4 };

@@ -106,6 +106,13 @@ describe("converge: a read that may predate the command sent before it", () => {
     assert.deepEqual(result.commands, []);
     assert.equal(s.now(), recentStart.atMs + GRACE, "the last poll at the grace period's end, not later");
     assert.ok(s.calls.length > 2, "it looked again in between");
+    assert.deepEqual(s.calls, Array(7).fill("GET stopped"), "every 5 s, then at the grace period's end");
+
+    // A normal poll due after the grace period's end comes at that end instead.
+    const late = scripted(["stopped"]);
+    await converge(request({ lastCommand: { ...recentStart, atMs: T0 - GRACE + 1_000 } }), late.deps);
+    assert.deepEqual(late.calls, ["GET stopped", "GET stopped"]);
+    assert.equal(late.now(), T0 + 1_000);
 
     const toRunning = scripted(["stopped"], ["starting"]);
     await converge(
@@ -151,6 +158,12 @@ describe("converge: a read that may predate the command sent before it", () => {
       scripted(["starting", "running"]).deps,
     );
     assert.deepEqual(shown.lastCommand, { ...recentStart, seen: true });
+    // A state the table does not know is not one the start is sent from: it shows the start too.
+    const odd = await converge(
+      request({ desired: "running", lastCommand: recentStart, timeoutMs: 10_000 }),
+      scripted(["upgrading"]).deps,
+    ).catch((error: ConvergeError) => error);
+    assert.deepEqual(odd.lastCommand, { ...recentStart, seen: true });
   });
 
   it("its own command is seen once a GET after it shows anything but the state it was sent from", async () => {

@@ -175,6 +175,11 @@ describe("converge: waiting and commands", () => {
     const error = await convergeError(converge(request(), s.deps));
     assert.equal(error.kind, "flapping");
     assert.equal(s.calls.filter((c) => c === "PATCH start").length, DEFAULT_TUNING.maxCommands);
+    assert.equal(
+      error.message,
+      `service "analytics" (4a3b2c1d…) went back to stopped after 3 commands; something else is changing ` +
+        "its state. Stopping here so as not to fight it.",
+    );
   });
 
   it("treats 409 on the command as a transition in progress: waits, then sends", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ApiTimeoutError, ServerError } from "../../src/api/errors";
+import { ApiTimeoutError, ConflictError, ServerError } from "../../src/api/errors";
 import {
   converge,
   DEFAULT_TUNING,
@@ -13,6 +13,12 @@ import { convergeError, ID, request, scripted } from "../helpers/scriptedConverg
  * The converger's outcomes in detail, against a scripted API on a virtual clock: the counts it
  * returns, what its timeout errors say, and when an error inside the client is a timeout.
  */
+
+/** A 409 on a PATCH after an earlier attempt of it that may have been applied (a lost answer, then a retry). */
+const maybeAppliedConflict = () =>
+  Object.assign(new ConflictError({ status: 409, message: "409 (PATCH /x)", method: "PATCH", path: "/x" }), {
+    possiblyApplied: true,
+  });
 
 describe("converge outcomes in detail", () => {
   it("a timeout that is not a finite positive number is refused before any request", async () => {
@@ -53,6 +59,14 @@ describe("converge outcomes in detail", () => {
         "(a state this provider does not know). Raise timeoutSeconds if it needs longer.",
     );
     assert.equal(error.service?.state, "upgrading");
+    assert.equal(error.name, "ConvergeError");
+  });
+
+  it("ten seconds and more are given in whole seconds", async () => {
+    const s = scripted(["upgrading"]);
+    const error = await convergeError(converge(request({ timeoutMs: 12_345 }), s.deps));
+    assert.equal(s.now(), 12_345 - 617.25, "the last poll 5 % before the deadline");
+    assert.match(error.message, /^Timed out after 12s waiting for/);
   });
 
   it("a long timeout's message gives whole seconds, what was sent, and a state that is missing", async () => {
@@ -83,11 +97,27 @@ describe("converge outcomes in detail", () => {
     assert.equal(lateError.kind, "timeout");
     assert.ok(lateError.cause instanceof ApiTimeoutError);
     assert.match(lateError.message, /^Timed out after \d+s waiting for/);
+    assert.ok(
+      lateError.message.endsWith(": it is starting. Raise timeoutSeconds if it needs longer."),
+      "a state on its way says nothing more",
+    );
 
     const early = scripted(["starting", timeout()]);
     const earlyError = await convergeError(converge(request({ timeoutMs: 60_000 }), early.deps));
     assert.equal(earlyError.kind, "api");
     assert.equal(earlyError.message, "Timed out (GET /x): slow");
+
+    // A client timeout exactly at the last poll's time (the deadline less its reserve) is the
+    // converge's timeout too.
+    const last = scripted(["starting"]);
+    const get = last.deps.client.getService;
+    last.deps.client.getService = async () => {
+      if (last.now() >= 3_800) throw timeout();
+      return get();
+    };
+    const lastError = await convergeError(converge(request({ timeoutMs: 4_000 }), last.deps));
+    assert.equal(last.now(), 3_800);
+    assert.equal(lastError.kind, "timeout");
 
     const first = scripted([timeout()]);
     const firstError = await convergeError(converge(request({ timeoutMs: 60_000 }), first.deps));
@@ -106,6 +136,47 @@ describe("converge outcomes in detail", () => {
     const error = await convergeError(converge(request(), s.deps));
     assert.equal(error.commandAccepted, true, "the PATCH may have applied");
     assert.equal(error.kind, "api");
+  });
+
+  it("an API failure that cannot have applied anything is no command accepted", async () => {
+    const refused = new ServerError({ status: 503, message: "503", method: "GET", path: "/x" });
+    const error = await convergeError(converge(request(), scripted([refused]).deps));
+    assert.equal(error.kind, "api");
+    assert.equal(error.commandAccepted, false);
+    assert.equal(error.lastCommand, undefined);
+  });
+
+  it("a 409 after an attempt that may have applied: sent again at the next look, like any 409", async () => {
+    const s = scripted(["stopped", "stopped", "starting", "running"], [maybeAppliedConflict(), "starting"]);
+    const result = await converge(request(), s.deps);
+    assert.deepEqual(s.calls, ["GET", "PATCH start", "GET", "PATCH start", "GET", "GET"]);
+    assert.deepEqual(result.commands, ["start"]);
+  });
+
+  it("its one re-send refused as conflicting and nothing moved since: no third command, a timeout", async () => {
+    // The start is accepted but GET keeps showing stopped; after a grace period it is sent
+    // again, and that answer is a 409 after an attempt that may have applied.
+    const s = scripted(["stopped"], ["stopped", maybeAppliedConflict()]);
+    const error = await convergeError(converge(request({ timeoutMs: 200_000 }), s.deps));
+    assert.equal(s.calls.filter((c) => c === "PATCH start").length, 2);
+    assert.equal(error.kind, "timeout");
+  });
+
+  it("the length it learns does not depend on the clock's epoch", async () => {
+    const s = scripted(["stopped", ...Array(11).fill("starting"), "running"], ["starting"]);
+    s.advance(1_700_000_000_000);
+    const result = await converge(request(), s.deps);
+    assert.deepEqual(result.transition, { direction: "start", ms: 57_500 });
+  });
+
+  it("learns nothing when the command's own answer already shows it done (never seen under way)", async () => {
+    const prior = { start: [] as number[], stop: [] as number[] };
+    const s = scripted(["stopped"], ["running"]);
+    s.advance(1_700_000_000_000);
+    const result = await converge(request(), { ...s.deps, prior });
+    assert.deepEqual(result.commands, ["start"]);
+    assert.equal(result.transition, undefined);
+    assert.deepEqual(prior.start, []);
   });
 
   it("polls never shorter than MIN_POLL_MS, however small the tuning", async () => {

@@ -11,6 +11,7 @@ import {
 } from "../../src/provider/inputs";
 import * as endpoint from "../../src/provider/reversePrivateEndpointDeletion";
 import * as runState from "../../src/provider/serviceRunState";
+import { loadSecondCopy } from "../helpers/secondCopy";
 
 /*
  * What the provider's entry points accept, without any API call: diff (also run by refresh),
@@ -56,9 +57,111 @@ describe("ServiceRunState diff", () => {
     }
   });
 
+  it("another service or organization alone replaces the resource", async () => {
+    const other = "5b4c3d2e-1f0a-4b9c-8d7e-6f5a4b3c2d1e";
+    for (const key of ["serviceId", "organizationId"]) {
+      assert.deepEqual(await runState.diff("x", observed, { ...olds, [key]: other }), {
+        changes: true,
+        replaces: [key],
+        deleteBeforeReplace: false,
+      });
+    }
+  });
+
+  it("a new desired state is an update even when the service is already there (its outputs say the new state)", async () => {
+    // Stopped by hand, and now the program says stopped too: no command is needed, but the
+    // recorded desired state must become "stopped".
+    const d = await runState.diff("x", { ...olds, observedState: "stopped" }, { ...olds, state: "stopped" });
+    assert.deepEqual(d, { changes: true, replaces: [], deleteBeforeReplace: false });
+  });
+
   it("refuses to diff against invalid new inputs, naming the entry point", async () => {
     await assert.rejects(runState.diff("x", observed, { ...olds, state: "Running" }), (error: Error) =>
       error.message.startsWith("ServiceRunState diff: refusing to act on invalid properties"),
+    );
+  });
+});
+
+describe("ServiceRunState check, as the first one in a provider process", () => {
+  // The field schemas are built once per process (src/api/once.ts), most likely by an earlier
+  // test: a second copy of the module builds them again, as a new provider host does.
+  const fresh = () => loadSecondCopy<typeof runState>(require.resolve("../../src/provider/serviceRunState"));
+  const valid = {
+    organizationId: ORG,
+    serviceId: SVC,
+    state: "running",
+    timeoutSeconds: 60,
+    waitForState: false,
+    onDestroy: "stop",
+    deleteTimeoutSeconds: 90,
+  };
+
+  it("accepts every valid value of each field, and needs neither deleteTimeoutSeconds nor the options", async () => {
+    const { check } = fresh();
+    for (const change of [{}, { state: "stopped" }, { onDestroy: "leave" }, { waitForState: true }]) {
+      assert.deepEqual((await check({}, { ...valid, ...change })).failures, [], JSON.stringify(change));
+    }
+    const { inputs, failures } = await check({}, { organizationId: ORG, serviceId: SVC, state: "stopped" });
+    assert.deepEqual(failures, []);
+    assert.equal(inputs.deleteTimeoutSeconds, undefined);
+  });
+
+  it("takes an option given as null as not given", async () => {
+    const { check } = fresh();
+    const nulls = { timeoutSeconds: null, waitForState: null, onDestroy: null, deleteTimeoutSeconds: null };
+    assert.deepEqual(
+      (await check({}, { organizationId: ORG, serviceId: SVC, state: "running", ...nulls })).failures,
+      [],
+    );
+    // And the entry points then act on the defaults.
+    assert.deepEqual(
+      runState.withDefaults({ organizationId: ORG, serviceId: SVC, state: "running", ...nulls }),
+      {
+        organizationId: ORG,
+        serviceId: SVC,
+        state: "running",
+        timeoutSeconds: 1200,
+        waitForState: true,
+        onDestroy: "leave",
+      },
+    );
+  });
+
+  it("names each bad field with its own message", async () => {
+    const { check } = fresh();
+    const { failures } = await check(
+      {},
+      {
+        organizationId: "org",
+        serviceId: 7,
+        state: "paused",
+        timeoutSeconds: "soon",
+        waitForState: "yes",
+        onDestroy: "delete",
+        deleteTimeoutSeconds: 0,
+      },
+    );
+    assert.deepEqual(failures, [
+      {
+        property: "organizationId",
+        reason: 'organizationId must be a uuid, like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b (got "org")',
+      },
+      { property: "serviceId", reason: "serviceId must be a string (got 7)" },
+      { property: "state", reason: 'state must be "running" or "stopped" (got "paused")' },
+      { property: "timeoutSeconds", reason: 'timeoutSeconds must be a number of seconds (got "soon")' },
+      { property: "waitForState", reason: 'waitForState must be true or false (got "yes")' },
+      { property: "onDestroy", reason: 'onDestroy must be "leave" or "stop" (got "delete")' },
+      { property: "deleteTimeoutSeconds", reason: "deleteTimeoutSeconds must be greater than 0 (got 0)" },
+    ]);
+  });
+
+  it("requires the organization, the service and the state", async () => {
+    const { check } = fresh();
+    // null: no configured default fills it in.
+    const { failures } = await check({}, { organizationId: null, serviceId: null });
+    assert.deepEqual(
+      failures.map((f) => f.property),
+      ["organizationId", "serviceId", "state"],
     );
   });
 });
