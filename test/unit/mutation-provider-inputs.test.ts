@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { z } from "zod";
 import { readSetting, resolveConfig } from "../../src/provider/config";
 import {
   checkFields,
@@ -159,6 +160,16 @@ describe("input checks", () => {
     });
   });
 
+  it("a value that breaks several rules gets every reason, separated by semicolons", () => {
+    const code = z
+      .string()
+      .min(3, { error: "code is too short" })
+      .regex(/^a/, { error: "code must start with a" });
+    assert.deepEqual(checkFields({ code: "b" }, { code: { schema: code, required: true } }), [
+      { property: "code", reason: 'code is too short; code must start with a (got "b")' },
+    ]);
+  });
+
   it("pickFields keeps only the named fields", () => {
     assert.deepEqual(Object.keys(pickFields(fields, ["timeout"])), ["timeout"]);
   });
@@ -178,6 +189,16 @@ describe("input checks", () => {
           "or environment variable DBCLOUD_ORGANIZATION_ID",
       },
     ]);
+    const both = checkInputs(
+      {},
+      { ...orgFields, serviceId: { schema: uuidField("serviceId"), required: true } },
+      { organizationId: undefined },
+    );
+    assert.deepEqual(
+      both.failures.map((f) => f.reason),
+      [missing.failures[0].reason, "serviceId is required"],
+      "only the organization's failure explains the organization",
+    );
     const invalid = checkInputs({ organizationId: "x" }, orgFields, { organizationId: undefined });
     assert.match(invalid.failures[0].reason, /must be a uuid/, "an invalid one keeps its own reason");
   });
@@ -240,6 +261,26 @@ describe("configuration messages", () => {
       {
         message:
           'Invalid configuration:\n- Invalid API URL from stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL: the scheme must be https (got ftp)\n- Invalid rate limit from stack config dbcloud:rateLimit or environment variable DBCLOUD_RATE_LIMIT: "x" is not a rate limit: write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"',
+      },
+    );
+  });
+
+  it("an invalid URL lists each of its problems", () => {
+    assert.throws(
+      () =>
+        resolveConfig(none, {
+          DBCLOUD_API_URL: "http://user:pw@api.example.com/v1",
+          DBCLOUD_API_KEY_ID: "k",
+          DBCLOUD_API_KEY_SECRET: "s",
+        }),
+      (error: Error & { problems: string[] }) => {
+        assert.deepEqual(error.problems, [
+          "Invalid API URL from stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL: " +
+            "http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://api.example.com; " +
+            "the URL must not contain credentials; set the API key instead; " +
+            "give the base URL without the trailing /v1 (the client adds it)",
+        ]);
+        return true;
       },
     );
   });
