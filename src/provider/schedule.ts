@@ -61,6 +61,7 @@ export function windowSpread(samples: number): number {
  */
 export function estimateTransition(
   own: readonly number[],
+  // Stryker disable next-line ArrayDeclaration: any default that holds no positive finite number is no prior at all (`usable` drops it): equivalent
   prior: readonly number[] = [],
 ): TransitionEstimate | undefined {
   const usable = (list: readonly number[]) => list.filter((ms) => Number.isFinite(ms) && ms > 0);
@@ -130,6 +131,7 @@ export function nextPollAt(
  * estimate, a slowly rising guess (half at one minute), so older transitions still go first.
  */
 export function doneLikelihood(elapsedMs: number, estimate: TransitionEstimate | undefined): number {
+  // Stryker disable next-line EqualityOperator: at exactly 0 both ways give 0 (0 / 60 s, or a window that starts after the command): equivalent
   if (elapsedMs <= 0) return 0;
   if (!estimate) return elapsedMs / (elapsedMs + 60_000);
   return clamp((elapsedMs - estimate.lowMs) / Math.max(1, estimate.highMs - estimate.lowMs), 0, 1);

@@ -63,7 +63,8 @@ export interface TransitionSeconds {
  */
 export function samplesFromOutputs(value: unknown): TransitionSamples {
   const out = emptySamples();
-  if (!value || typeof value !== "object") return out;
+  // (A truthy primitive needs no test of its own: it has no start or stop list either.)
+  if (!value) return out;
   for (const direction of ["start", "stop"] as const) {
     const list = (value as Record<string, unknown>)[direction];
     if (!Array.isArray(list)) continue;

@@ -30,6 +30,8 @@ describe("already gone: the 400 messages that count", () => {
     "Invalid service",
     "Invalid reversePrivateEndpointId",
     "Invalid endpoint id 'x'",
+    "  Invalid service id  ",
+    "\tnot found: service\n",
   ];
   for (const message of gone) {
     it(`400 ${JSON.stringify(message)} is gone`, () => assert.equal(isGone(badRequest(message)), true));
@@ -58,6 +60,11 @@ describe("already gone: the 400 messages that count", () => {
     "Bad request: service not found",
     "Service not found: permission denied",
     "Service not found for your role",
+    "Service not found for this apikey",
+    "Service not found: check your keyids",
+    "Service not found for this credential",
+    "Service not found in your organizations",
+    "Service not found: orgid o-1",
     "Organization not found",
     "Invalid services filter",
     "Invalid serviceIds",

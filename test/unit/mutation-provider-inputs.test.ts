@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { z } from "zod";
 import { readSetting, resolveConfig } from "../../src/provider/config";
 import {
   checkFields,
@@ -193,6 +195,21 @@ describe("ReversePrivateEndpointDeletion diff, update and check", () => {
     );
   });
 
+  it("diff during preview: a timeout not known yet is an update, an id not known yet a replacement", async () => {
+    assert.deepEqual(await endpoint.diff("x", props, { ...props, timeoutSeconds: UNKNOWN_VALUE }), {
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    // Even when the old id happens to be the very text of the placeholder: unknown may become anything.
+    const placeholderId = { ...props, reversePrivateEndpointId: UNKNOWN_VALUE };
+    assert.deepEqual(
+      (await endpoint.diff("x", placeholderId, { ...props, reversePrivateEndpointId: UNKNOWN_VALUE }))
+        .replaces,
+      ["reversePrivateEndpointId"],
+    );
+  });
+
   it("update re-validates and returns the inputs with the default timeout", async () => {
     assert.deepEqual(await endpoint.update("x", props, { ...props }), {
       outs: { ...props, timeoutSeconds: 300 },
@@ -214,6 +231,57 @@ describe("ReversePrivateEndpointDeletion diff, update and check", () => {
     assert.deepEqual(failures, []);
     assert.equal(inputs.timeoutSeconds, 300);
     assert.equal((await endpoint.check({}, { ...props, timeoutSeconds: 7 })).inputs.timeoutSeconds, 7);
+  });
+});
+
+describe("ReversePrivateEndpointDeletion as a provider host loads it afresh", () => {
+  const props = { organizationId: ORG, serviceId: SVC, reversePrivateEndpointId: "rpe-1" };
+  // Its field rules are built on first use and kept: a fresh copy of the module builds them here.
+  const fresh = () =>
+    loadSecondCopy<typeof endpoint>(
+      join(__dirname, "..", "..", "src", "provider", "reversePrivateEndpointDeletion.ts"),
+    );
+
+  it("check reports every field with its own rule and message", async () => {
+    const copy = fresh();
+    const bad = await copy.check(
+      {},
+      { organizationId: "acme", serviceId: 7, reversePrivateEndpointId: "a/b", timeoutSeconds: 0 },
+    );
+    assert.deepEqual(bad.failures, [
+      {
+        property: "organizationId",
+        reason: 'organizationId must be a uuid, like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b (got "acme")',
+      },
+      { property: "serviceId", reason: "serviceId must be a string (got 7)" },
+      {
+        property: "reversePrivateEndpointId",
+        reason:
+          'reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ - (got "a/b")',
+      },
+      { property: "timeoutSeconds", reason: "timeoutSeconds must be greater than 0 (got 0)" },
+    ]);
+    const notString = await copy.check({}, { ...props, reversePrivateEndpointId: 7 });
+    assert.deepEqual(notString.failures, [
+      { property: "reversePrivateEndpointId", reason: "reversePrivateEndpointId must be a string (got 7)" },
+    ]);
+  });
+
+  it("check requires the three ids; a null timeout is the default", async () => {
+    const { failures } = await fresh().check({}, { organizationId: null, timeoutSeconds: null });
+    assert.deepEqual(failures, [
+      { property: "organizationId", reason: "organizationId is required" },
+      { property: "serviceId", reason: "serviceId is required" },
+      { property: "reversePrivateEndpointId", reason: "reversePrivateEndpointId is required" },
+    ]);
+  });
+
+  it("update and diff take an absent timeout as the default", async () => {
+    const copy = fresh();
+    assert.deepEqual(await copy.update("x", props, { ...props }), {
+      outs: { ...props, timeoutSeconds: 300 },
+    });
+    assert.equal((await copy.diff("x", { ...props, timeoutSeconds: 300 }, { ...props })).changes, false);
   });
 });
 
@@ -262,6 +330,16 @@ describe("input checks", () => {
     });
   });
 
+  it("a value that breaks several rules gets every reason, separated by semicolons", () => {
+    const code = z
+      .string()
+      .min(3, { error: "code is too short" })
+      .regex(/^a/, { error: "code must start with a" });
+    assert.deepEqual(checkFields({ code: "b" }, { code: { schema: code, required: true } }), [
+      { property: "code", reason: 'code is too short; code must start with a (got "b")' },
+    ]);
+  });
+
   it("pickFields keeps only the named fields", () => {
     assert.deepEqual(Object.keys(pickFields(fields, ["timeout"])), ["timeout"]);
   });
@@ -281,6 +359,16 @@ describe("input checks", () => {
           "or environment variable DBCLOUD_ORGANIZATION_ID",
       },
     ]);
+    const both = checkInputs(
+      {},
+      { ...orgFields, serviceId: { schema: uuidField("serviceId"), required: true } },
+      { organizationId: undefined },
+    );
+    assert.deepEqual(
+      both.failures.map((f) => f.reason),
+      [missing.failures[0].reason, "serviceId is required"],
+      "only the organization's failure explains the organization",
+    );
     const invalid = checkInputs({ organizationId: "x" }, orgFields, { organizationId: undefined });
     assert.match(invalid.failures[0].reason, /must be a uuid/, "an invalid one keeps its own reason");
   });
@@ -343,6 +431,26 @@ describe("configuration messages", () => {
       {
         message:
           'Invalid configuration:\n- Invalid API URL from stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL: the scheme must be https (got ftp)\n- Invalid rate limit from stack config dbcloud:rateLimit or environment variable DBCLOUD_RATE_LIMIT: "x" is not a rate limit: write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"',
+      },
+    );
+  });
+
+  it("an invalid URL lists each of its problems", () => {
+    assert.throws(
+      () =>
+        resolveConfig(none, {
+          DBCLOUD_API_URL: "http://user:pw@api.example.com/v1",
+          DBCLOUD_API_KEY_ID: "k",
+          DBCLOUD_API_KEY_SECRET: "s",
+        }),
+      (error: Error & { problems: string[] }) => {
+        assert.deepEqual(error.problems, [
+          "Invalid API URL from stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL: " +
+            "http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://api.example.com; " +
+            "the URL must not contain credentials; set the API key instead; " +
+            "give the base URL without the trailing /v1 (the client adds it)",
+        ]);
+        return true;
       },
     );
   });

@@ -117,6 +117,39 @@ describe("polling schedule (pure)", () => {
     );
   });
 
+  it("takes the median of the samples in order of length, whatever order the history is in", () => {
+    // Median 100 ms: the window reaches down to 80 ms (20 % below it), below the smallest less 10 %.
+    assert.deepEqual(estimateTransition([100, 100, 1_000, 100, 1_000]), { lowMs: 80, highMs: 1_100 });
+    assert.deepEqual(estimateTransition([1_000, 100, 100, 1_000, 100]), { lowMs: 80, highMs: 1_100 });
+  });
+
+  it("spaces the dense polls by what is left of the window after the first one: short windows poll densest", () => {
+    assert.equal(densePlan({ lowMs: 10_000, highMs: 11_000 }, tuning).everyMs, tuning.densePollMinMs);
+    const two = densePlan({ lowMs: 10_000, highMs: 12_000 }, tuning).everyMs;
+    assert.ok(two > tuning.densePollMinMs && two < tuning.densePollMaxMs, `every ${two}`);
+  });
+
+  it("backs off from the very end of the window: a poll at its end waits one dense interval, not the grid", () => {
+    const estimate = { lowMs: 10_000, highMs: 12_000 };
+    const { firstMs, everyMs } = densePlan(estimate, tuning);
+    assert.ok((estimate.highMs - firstMs) % everyMs > 1, "the window's end is off the grid");
+    assert.equal(nextPollAt(estimate.highMs, estimate, tuning), estimate.highMs + everyMs);
+  });
+
+  it("likelihood is never below 0, even for a time before the command", () => {
+    assert.equal(doneLikelihood(-1_000, undefined), 0);
+    assert.equal(doneLikelihood(-1_000, { lowMs: 1_000, highMs: 2_000 }), 0);
+  });
+
+  it("narrows a measured span only by a window that overlaps it, never past the last answer that showed it pending", () => {
+    // The window [1, 3] s ends where the span [3, 4] s starts, or [2, 3] s before it: no overlap.
+    assert.equal(observedDuration(3_000, 4_000, { lowMs: 1_000, highMs: 3_000 }), 3_500);
+    assert.equal(observedDuration(3_000, 4_000, { lowMs: 1_000, highMs: 2_000 }), 3_500);
+    // The window [4, 5] s starts where the span [3, 4] s ends: no overlap either.
+    assert.equal(observedDuration(3_000, 4_000, { lowMs: 4_000, highMs: 5_000 }), 3_500);
+    assert.equal(observedDuration(3_000, 4_000, { lowMs: 3_500, highMs: 5_000 }), 3_750, "overlapping");
+  });
+
   it("keeps the last 5 per direction in outputs, in seconds, and drops what is not a sane duration", () => {
     let samples = samplesFromOutputs(undefined);
     for (let i = 1; i <= 7; i++) samples = withSample(samples, "start", i * 1000, 5);

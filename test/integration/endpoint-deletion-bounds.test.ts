@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import * as provider from "../../src/provider";
+import { captureConsole, type CapturedConsole } from "../helpers/captureConsole";
+import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+
+/*
+ * ReversePrivateEndpointDeletion over real HTTP, against a server answering as each test says:
+ * how long create's read, refresh and destroy may take, which answers count as the service
+ * missing, what each entry point refuses to act on, and that retries show in the output.
+ */
+
+type Props = Record<string, unknown>;
+const ORG = randomUUID();
+const SVC = randomUUID();
+const ENDPOINT = "rpe-0a1b2c";
+const props = (over: Props = {}): Props => ({
+  organizationId: ORG,
+  serviceId: SVC,
+  reversePrivateEndpointId: ENDPOINT,
+  ...over,
+});
+
+function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(body === undefined ? undefined : JSON.stringify(body));
+}
+const service = { status: 200, requestId: "r-1", result: { id: SVC, name: "db", state: "running" } };
+const rateLimited = (seconds: number) => (res: ServerResponse) =>
+  answer(res, 429, { status: 429, error: "slow down" }, { "retry-after": String(seconds) });
+
+describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  let output: CapturedConsole;
+  const previousScale = process.env.DBCLOUD_TIME_SCALE;
+
+  beforeEach(() => {
+    output = captureConsole();
+  });
+  afterEach(async () => {
+    output.restore();
+    if (previousScale === undefined) delete process.env.DBCLOUD_TIME_SCALE;
+    else process.env.DBCLOUD_TIME_SCALE = previousScale;
+    await server?.close();
+    server = undefined;
+  });
+
+  /** Answers the n-th request (from 1) with `answers[n - 1]`, and every later one with the last. */
+  async function serve(...answers: ((res: ServerResponse) => void)[]) {
+    server = await startHostileServer((_req, res, { count }) =>
+      answers[Math.min(count, answers.length) - 1](res),
+    );
+    await configureProviderFor(server, { organizationId: ORG });
+  }
+
+  it("create's read gives up at the read timeout (scaled) when the server asks to wait past it", async () => {
+    process.env.DBCLOUD_TIME_SCALE = "0.001"; // a read may take 120 s x 0.001 = 0.12 s
+    await serve(rateLimited(1), (res) => answer(res, 200, service));
+    await assert.rejects(provider.reversePrivateEndpointDeletionCreate(props()), /429/);
+    assert.equal(server!.requests.length, 1, "no retry after the read timeout");
+  });
+
+  it("refresh gives up at the read timeout (scaled) when the server asks to wait past it", async () => {
+    process.env.DBCLOUD_TIME_SCALE = "0.001";
+    await serve(rateLimited(1), (res) => answer(res, 200, service));
+    await assert.rejects(provider.reversePrivateEndpointDeletionRead("id", props()), /429/);
+    assert.equal(server!.requests.length, 1, "no retry after the read timeout");
+  });
+
+  it("destroy gives up at timeoutSeconds when the server asks to wait past it, and the resource stays", async () => {
+    await serve(rateLimited(2), (res) => answer(res, 204, undefined));
+    await assert.rejects(
+      provider.reversePrivateEndpointDeletionDelete("id", props({ timeoutSeconds: 0.5 })),
+      /^Error: Deleting reverse private endpoint rpe-0a1b2c of service .* failed: .*429/,
+    );
+    assert.equal(server!.requests.length, 1, "no retry after timeoutSeconds");
+  });
+
+  it("create takes only a 400 that says the service is not found for the service missing", async () => {
+    await serve((res) => answer(res, 400, { status: 400, error: "Service not found" }));
+    await assert.rejects(
+      provider.reversePrivateEndpointDeletionCreate(props()),
+      new RegExp(
+        `^Error: Service ${SVC} was not found in organization ${ORG}: check serviceId and organizationId`,
+      ),
+    );
+    await server!.close();
+    await serve((res) => answer(res, 400, { status: 400, error: "Invalid value for field name" }));
+    const error: Error = await provider.reversePrivateEndpointDeletionCreate(props()).then(
+      () => assert.fail("create succeeded"),
+      (e: Error) => e,
+    );
+    assert.match(error.message, /Invalid value for field name/);
+    assert.doesNotMatch(error.message, /was not found/);
+  });
+
+  it("create, refresh and destroy refuse state edited by hand, naming themselves, and send nothing", async () => {
+    await serve((res) => answer(res, 500, { status: 500, error: "must not be called" }));
+    const edited = props({ serviceId: "../other" });
+    const refusal = (what: string) => (error: Error) => {
+      assert.ok(
+        error.message.startsWith(
+          `ReversePrivateEndpointDeletion ${what}: refusing to act on invalid properties`,
+        ),
+        error.message,
+      );
+      assert.match(error.message, /- serviceId: serviceId must be a uuid/);
+      return true;
+    };
+    await assert.rejects(provider.reversePrivateEndpointDeletionCreate(edited), refusal("create"));
+    await assert.rejects(provider.reversePrivateEndpointDeletionRead("id", edited), refusal("read"));
+    await assert.rejects(provider.reversePrivateEndpointDeletionDelete("id", edited), refusal("delete"));
+    assert.equal(server!.requests.length, 0);
+  });
+
+  it("a retried read shows in the progress output", async () => {
+    process.env.DBCLOUD_TIME_SCALE = "0.01";
+    await serve(
+      (res) => answer(res, 503, { status: 503, error: "busy" }),
+      (res) => answer(res, 200, service),
+    );
+    await provider.reversePrivateEndpointDeletionCreate(props());
+    assert.equal(server!.requests.length, 2);
+    assert.ok(
+      output.stdout.some((line) =>
+        line.startsWith(`[dbcloud] GET /v1/organizations/${ORG}/services/${SVC}: `),
+      ),
+      output.stdout.join("\n"),
+    );
+  });
+
+  it("update changes only the timeout, with no API call", async () => {
+    await serve((res) => answer(res, 500, { status: 500, error: "must not be called" }));
+    assert.deepEqual(
+      await provider.reversePrivateEndpointDeletionUpdate("id", props(), props({ timeoutSeconds: 60 })),
+      { outs: { ...props(), timeoutSeconds: 60 } },
+    );
+    assert.equal(server!.requests.length, 0);
+  });
+});
