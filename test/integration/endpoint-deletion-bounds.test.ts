@@ -4,6 +4,7 @@ import type { ServerResponse } from "node:http";
 import * as provider from "../../src/provider";
 import { captureConsole, type CapturedConsole } from "../helpers/captureConsole";
 import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { configureProvider, providerConfig } from "../helpers/providerConfig";
 
 /*
  * ReversePrivateEndpointDeletion over real HTTP, against a server answering as each test says:
@@ -129,6 +130,33 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
       ),
       output.stdout.join("\n"),
     );
+  });
+
+  it("a new configuration that differs in every setting is used at once (each stack's own API and key)", async () => {
+    const first = await startHostileServer((_req, res) => answer(res, 200, service));
+    try {
+      process.env.DBCLOUD_TIME_SCALE = "0.5";
+      await configureProvider(
+        providerConfig(
+          { url: first.url, keyId: "key-a", keySecret: "secret-a" },
+          { organizationId: ORG, rateLimit: "off" },
+        ),
+      );
+      await provider.reversePrivateEndpointDeletionCreate(props());
+      process.env.DBCLOUD_TIME_SCALE = "0.25";
+      server = await startHostileServer((_req, res) => answer(res, 200, service));
+      await configureProvider(
+        providerConfig(
+          { url: server.url, keyId: "key-b", keySecret: "secret-b" },
+          { organizationId: randomUUID(), rateLimit: "100/1s" },
+        ),
+      );
+      await provider.reversePrivateEndpointDeletionCreate(props());
+      assert.equal(first.requests.length, 1);
+      assert.equal(server.requests.length, 1, "the second configuration's API");
+    } finally {
+      await first.close();
+    }
   });
 
   it("update changes only the timeout, with no API call", async () => {
