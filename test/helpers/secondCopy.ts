@@ -9,7 +9,6 @@ export function loadSecondCopy<T>(absolutePath: string): T {
   const first = require.cache[resolved];
   delete require.cache[resolved];
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(resolved) as T;
   } finally {
     if (first) require.cache[resolved] = first;
