@@ -82,7 +82,8 @@ export async function sendAttempt<S extends z.ZodType>(req: AttemptRequest<S>): 
         "user-agent": USER_AGENT,
         ...(req.body === undefined ? {} : { "content-type": "application/json" }),
       },
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      // JSON.stringify(undefined) is undefined: no body.
+      body: JSON.stringify(req.body) as string | undefined,
       headersTimeout: req.timeouts.headersMs,
       bodyTimeout: req.timeouts.bodyMs,
     });

@@ -18,6 +18,7 @@ import {
   truncate,
 } from "../../src/api/redact";
 import { mayHoldSecret } from "../../src/api/transport";
+import "../helpers/warmCaches";
 
 /* Input guards and redaction, edge by edge, with the exact messages users see. */
 
