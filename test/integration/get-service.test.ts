@@ -15,6 +15,7 @@ import { holdsSecret } from "../../src/resources/getService";
 import { serviceSchema } from "../../src/api/schemas";
 import { captureProgram } from "../../src/engine-driver/capture";
 import { providerConfig } from "../helpers/providerConfig";
+import { SERVICE_FIELDS } from "../helpers/serviceFields";
 
 /*
  * getService / getServiceOutput in a Pulumi program (under Pulumi's mocks, with the stack config
@@ -29,39 +30,7 @@ const ENCRYPTION_KEY = "customer-disk-key-7f3a9c";
 
 /** Every field of the spec, null: the Service of an API that sends nothing it need not. */
 const ALL_NULL: Record<string, null> = Object.fromEntries(
-  [
-    "name",
-    "provider",
-    "region",
-    "state",
-    "databaseVersion",
-    "endpoints",
-    "tier",
-    "minTotalMemoryGb",
-    "maxTotalMemoryGb",
-    "minReplicaMemoryGb",
-    "maxReplicaMemoryGb",
-    "numReplicas",
-    "idleScaling",
-    "idleTimeoutMinutes",
-    "ipAccessList",
-    "createdAt",
-    "encryptionKey",
-    "encryptionAssumedRoleIdentifier",
-    "iamRole",
-    "privateEndpointIds",
-    "availablePrivateEndpointIds",
-    "dataWarehouseId",
-    "isPrimary",
-    "isReadonly",
-    "releaseChannel",
-    "byocId",
-    "hasTransparentDataEncryption",
-    "profile",
-    "transparentDataEncryptionKeyId",
-    "encryptionRoleId",
-    "complianceType",
-  ].map((field) => [field, null]),
+  SERVICE_FIELDS.filter((field) => field !== "id").map((field) => [field, null]),
 );
 
 const ENV_KEYS = [

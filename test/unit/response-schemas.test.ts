@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { once } from "../../src/api/once";
+import { SERVICE_FIELDS } from "../helpers/serviceFields";
 
 /*
  * The response schemas as defined. Each is built once per process (once.ts) and shared after,
@@ -25,43 +26,7 @@ function freshSchemas(): Schemas {
   }
 }
 
-/** Every field of a Service in the spec. */
-const SERVICE_FIELDS = [
-  "id",
-  "name",
-  "provider",
-  "region",
-  "state",
-  "databaseVersion",
-  "endpoints",
-  "tier",
-  "minTotalMemoryGb",
-  "maxTotalMemoryGb",
-  "minReplicaMemoryGb",
-  "maxReplicaMemoryGb",
-  "numReplicas",
-  "idleScaling",
-  "idleTimeoutMinutes",
-  "ipAccessList",
-  "createdAt",
-  "encryptionKey",
-  "encryptionAssumedRoleIdentifier",
-  "iamRole",
-  "privateEndpointIds",
-  "availablePrivateEndpointIds",
-  "dataWarehouseId",
-  "isPrimary",
-  "isReadonly",
-  "releaseChannel",
-  "byocId",
-  "hasTransparentDataEncryption",
-  "profile",
-  "transparentDataEncryptionKeyId",
-  "encryptionRoleId",
-  "complianceType",
-];
-
-const allNull = (fields: string[]) => Object.fromEntries(fields.map((field) => [field, null]));
+const allNull = (fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, null]));
 
 describe("response schemas", () => {
   it("a Service has every field of the spec, null when the API left it out; unknown fields pass", () => {
