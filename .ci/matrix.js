@@ -67,17 +67,22 @@ function run(command, args, options) {
     const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
     let summary;
     let pending = "";
+    const failures = []; // test/run.js's "failed: <title>: <error>" lines
+    const note = (line) => {
+      if (SUMMARY.test(line.trim())) summary = line.trim();
+      if (line.startsWith("failed: ") && failures.length < 20) failures.push(line.slice(0, 400));
+    };
     child.stdout.on("data", (chunk) => {
       process.stdout.write(chunk);
       pending += chunk.toString("utf8");
       const lines = pending.split("\n");
       pending = lines.pop();
-      for (const line of lines) if (SUMMARY.test(line.trim())) summary = line.trim();
+      for (const line of lines) note(line);
     });
     child.stderr.on("data", (chunk) => process.stderr.write(chunk));
     child.on("close", (code) => {
-      if (SUMMARY.test(pending.trim())) summary = pending.trim();
-      resolve({ code, summary });
+      note(pending);
+      resolve({ code, summary, failures });
     });
   });
 }
@@ -103,6 +108,7 @@ async function main() {
     passed += c.passed;
     failed += c.failed;
     lines.push(`${label}: ${c.passed} passed, ${c.failed} failed (${Math.round(ms / 1000)} s)`);
+    for (const failure of result.failures ?? []) lines.push(`  ${failure}`);
   };
 
   try {

@@ -70,6 +70,9 @@ function runSuites(suites) {
 
   let passed = 0;
   let failed = 0;
+  // Each failure's full title and first line of error, repeated just above the summary: CI keeps
+  // only the tail of a long log, and mocha's own failure report sits far above it.
+  const failedTitles = [];
   const runner = mocha.run((failures) => {
     // A hook failure is counted by mocha as a failure without a test; make sure it shows.
     failed = Math.max(failed, failures);
@@ -81,9 +84,16 @@ function runSuites(suites) {
           `lost ${fault.lost}, leaks ${fault.leaks}\n`,
       );
     }
+    for (const line of failedTitles) process.stdout.write(`${line}\n`);
     process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
     process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
   });
   runner.on("pass", () => passed++);
-  runner.on("fail", () => failed++);
+  runner.on("fail", (test, error) => {
+    failed++;
+    const first = String((error && error.message) || error)
+      .split("\n")[0]
+      .slice(0, 300);
+    failedTitles.push(`failed: ${test.fullTitle()}: ${first}`);
+  });
 }
