@@ -1,5 +1,4 @@
 import type { Dispatcher } from "undici";
-import type { z } from "zod";
 import { systemClock, type Clock } from "./clock";
 import { ApiError, ApiTimeoutError, ConfigurationError, ResponseValidationError } from "./errors";
 import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
@@ -14,7 +13,7 @@ import {
   type AttemptOutcome,
   type RetryPolicy,
 } from "./retry";
-import { serviceEnvelopeSchema } from "./schemas";
+import { serviceEnvelopeSchema, type ResponseSchema } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
 import { sendAttempt } from "./transport";
 import {
@@ -160,14 +159,14 @@ export class ApiClient {
   }
 
   /** One call: budget, attempts, retries and validation, all bounded by the caller's deadline. */
-  private async send<S extends z.ZodType>(
+  private async send<T>(
     method: string,
     template: string,
     path: string,
     body: unknown,
-    schema: S | "any",
+    schema: ResponseSchema<T> | "any",
     options: RequestOptions,
-  ): Promise<{ value: z.infer<S>; requestId: string | undefined }> {
+  ): Promise<{ value: T; requestId: string | undefined }> {
     const url = checkedRequestUrl(this.apiUrl, template, path);
     const { deadline, applyBudget } = options;
     const started = this.clock.now();
@@ -229,7 +228,7 @@ export class ApiClient {
       slot?.answered();
       this.count(result.label);
       if (applyBudget && !REFUSALS.includes(result.label)) applyBudget.used++;
-      if (result.ok) return { value: result.value as z.infer<S>, requestId: result.requestId };
+      if (result.ok) return { value: result.value, requestId: result.requestId };
       lastError = result.error;
       // No definite answer, a server error or an unreadable 2xx: the server may have applied it.
       const refused = result.outcome?.kind === "status" && result.outcome.status < 500;

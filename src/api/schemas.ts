@@ -2,72 +2,239 @@ import { z } from "zod";
 import { once } from "./once";
 
 /*
- * Response schemas, each built once on first use (building them costs more than a loopback
- * request's parsing; the provider host reaches this module by package name, so nothing here is
- * captured by Pulumi's closure serializer). Unknown fields pass through (the real service sends more than the spec lists), `null` is
- * accepted wherever the real service may send it, and `state` stays a plain string: it is
- * classified by the resources, so a new state is not a parse error.
+ * Response schemas. Unknown fields pass through (the real service sends more than the spec
+ * lists), `null` is accepted wherever the real service may send it, and `state` stays a plain
+ * string: it is classified by the resources, so a new state is not a parse error.
+ *
+ * A Service is checked by a walk over a table of its fields' kinds rather than by zod: the zod
+ * schema (a pipe per nullable field) cost 30 to 40 us of a loopback read's 400, the largest part
+ * of the client's overhead over a raw GET (`bench/overhead.ts`, P1 of `npm run bench`); the walk
+ * costs a few. The tables are typed from the `Service` interface below, so a field missing from
+ * them, or of the wrong kind, does not compile.
  */
 
-/** Absent or null: null. Every field of the spec is then present in a parsed Service. */
-const orNull = <T>(value: T | null | undefined): T | null => value ?? null;
+/** A checked response: the value, normalised, or the problems found (`<path>: <message>` lines). */
+export type Checked<T> = { success: true; data: T } | { success: false; issues: string[] };
 
+/** What the client asks of a response schema. */
+export interface ResponseSchema<T> {
+  safeParse(value: unknown): Checked<T>;
+  /** The value, or throws a TypeError listing the problems. */
+  parse(value: unknown): T;
+}
+
+/** The kind of one field: a scalar, a list of strings, or a list of records (their table). */
+type Kind = "string" | "number" | "boolean" | "strings" | readonly [Fields];
+interface Fields {
+  readonly [name: string]: Kind;
+}
+
+/** The table of a record type: every field, of the kind its type says. */
+type KindsOf<T> = { readonly [K in keyof Required<T>]: KindOf<NonNullable<T[K]>> };
+type KindOf<V> = [V] extends [string]
+  ? "string"
+  : [V] extends [number]
+    ? "number"
+    : [V] extends [boolean]
+      ? "boolean"
+      : [V] extends [readonly string[]]
+        ? "strings"
+        : V extends readonly (infer E)[]
+          ? readonly [KindsOf<E>]
+          : never;
+
+/** More problems than this in one answer are counted, not listed (a hostile body can hold many). */
+export const MAX_ISSUES = 20;
+
+/** Collects problems, keeping the first `MAX_ISSUES`. */
+class Issues {
+  readonly lines: string[] = [];
+  count = 0;
+  add(path: string, message: string): void {
+    if (this.count++ < MAX_ISSUES) this.lines.push(`${path || "(root)"}: ${message}`);
+  }
+  list(): string[] {
+    return this.count > MAX_ISSUES
+      ? [...this.lines, `and ${this.count - MAX_ISSUES} more problems`]
+      : this.lines;
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** What a value is, for a problem's message (a number that JSON cannot hold is named). */
+const describe = (value: unknown): string =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "array"
+      : typeof value === "number" && !Number.isFinite(value)
+        ? String(value)
+        : typeof value;
+
+const at = (path: string, key: string | number): string => (path ? `${path}.${key}` : String(key));
+
+/** Sets `key` as an own data property: a `__proto__` key from JSON stays a field, never a prototype. */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** `value` checked against `kind`; `key` under `path` names it in a problem (joined only then). */
+function checkValue(value: unknown, kind: Kind, path: string, key: string | number, issues: Issues): unknown {
+  if (kind === "string" || kind === "boolean") {
+    if (typeof value === kind) return value;
+  } else if (kind === "number") {
+    if (typeof value === "number" && Number.isFinite(value)) return value;
+  } else if (Array.isArray(value)) {
+    const here = at(path, key);
+    return value.map((item, i) =>
+      kind === "strings"
+        ? checkValue(item, "string", here, i, issues)
+        : checkRecord(item, kind[0], at(here, i), issues),
+    );
+  } else {
+    issues.add(at(path, key), `expected array, received ${describe(value)}`);
+    return value;
+  }
+  issues.add(at(path, key), `expected ${kind}, received ${describe(value)}`);
+  return value;
+}
+
+/** A table as arrays, made once per table: a for-in over the table on every record cost more. */
+interface Compiled {
+  keys: string[];
+  kinds: Kind[];
+  known: Set<string>;
+}
+const compiledTables = new WeakMap<Fields, Compiled>();
+function compiled(fields: Fields): Compiled {
+  let table = compiledTables.get(fields);
+  if (!table) {
+    const keys = Object.keys(fields);
+    table = { keys, kinds: keys.map((key) => fields[key]), known: new Set(keys) };
+    compiledTables.set(fields, table);
+  }
+  return table;
+}
+
+/**
+ * A copy of a record with every field of the table present (null when absent or null, checked
+ * otherwise), then the fields the table does not know, as sent.
+ */
+function checkRecord(value: unknown, fields: Fields, path: string, issues: Issues): Record<string, unknown> {
+  if (!isRecord(value)) {
+    issues.add(path, `expected object, received ${describe(value)}`);
+    return {};
+  }
+  const { keys, kinds, known } = compiled(fields);
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const field = value[keys[i]];
+    out[keys[i]] =
+      field === undefined || field === null ? null : checkValue(field, kinds[i], path, keys[i], issues);
+  }
+  for (const key of Object.keys(value)) if (!known.has(key)) put(out, key, value[key]);
+  return out;
+}
+
+function responseSchema<T>(check: (value: unknown, issues: Issues) => unknown): ResponseSchema<T> {
+  const safeParse = (value: unknown): Checked<T> => {
+    const issues = new Issues();
+    const data = check(value, issues) as T;
+    return issues.count ? { success: false, issues: issues.list() } : { success: true, data };
+  };
+  return {
+    safeParse,
+    parse: (value) => {
+      const checked = safeParse(value);
+      if (!checked.success) throw new TypeError(checked.issues.join("; "));
+      return checked.data;
+    },
+  };
+}
+
+const ENDPOINT_FIELDS: KindsOf<ServiceEndpoint> = {
+  protocol: "string",
+  host: "string",
+  port: "number",
+  username: "string",
+};
+
+const IP_ENTRY_FIELDS: KindsOf<IpAccessListEntry> = { source: "string", description: "string" };
+
+const SERVICE_FIELDS: KindsOf<Service> = {
+  id: "string",
+  name: "string",
+  provider: "string",
+  region: "string",
+  state: "string",
+  databaseVersion: "string",
+  endpoints: [ENDPOINT_FIELDS],
+  tier: "string",
+  minTotalMemoryGb: "number",
+  maxTotalMemoryGb: "number",
+  minReplicaMemoryGb: "number",
+  maxReplicaMemoryGb: "number",
+  numReplicas: "number",
+  idleScaling: "boolean",
+  idleTimeoutMinutes: "number",
+  ipAccessList: [IP_ENTRY_FIELDS],
+  createdAt: "string",
+  encryptionKey: "string",
+  encryptionAssumedRoleIdentifier: "string",
+  iamRole: "string",
+  privateEndpointIds: "strings",
+  availablePrivateEndpointIds: "strings",
+  dataWarehouseId: "string",
+  isPrimary: "boolean",
+  isReadonly: "boolean",
+  releaseChannel: "string",
+  byocId: "string",
+  hasTransparentDataEncryption: "boolean",
+  profile: "string",
+  transparentDataEncryptionKeyId: "string",
+  encryptionRoleId: "string",
+  complianceType: "string",
+};
+
+/** One endpoint of a Service: every field of the spec present, null when not sent. */
 export const serviceEndpointSchema = once(() =>
-  z.looseObject({
-    protocol: z.string().nullish().transform(orNull),
-    host: z.string().nullish().transform(orNull),
-    port: z.number().nullish().transform(orNull),
-    username: z.string().nullish().transform(orNull),
-  }),
+  responseSchema<ServiceEndpoint>((value, issues) => checkRecord(value, ENDPOINT_FIELDS, "", issues)),
 );
 
+/** One IP access list entry of a Service: every field of the spec present, null when not sent. */
 export const ipAccessListEntrySchema = once(() =>
-  z.looseObject({
-    source: z.string().nullish().transform(orNull),
-    description: z.string().nullish().transform(orNull),
-  }),
+  responseSchema<IpAccessListEntry>((value, issues) => checkRecord(value, IP_ENTRY_FIELDS, "", issues)),
 );
 
+/** A Service: every field of the spec present, null when not sent; unknown fields as sent. */
 export const serviceSchema = once(() =>
-  z.looseObject({
-    id: z.string().nullish().transform(orNull),
-    name: z.string().nullish().transform(orNull),
-    provider: z.string().nullish().transform(orNull),
-    region: z.string().nullish().transform(orNull),
-    state: z.string().nullish().transform(orNull),
-    databaseVersion: z.string().nullish().transform(orNull),
-    endpoints: z.array(serviceEndpointSchema()).nullish().transform(orNull),
-    tier: z.string().nullish().transform(orNull),
-    minTotalMemoryGb: z.number().nullish().transform(orNull),
-    maxTotalMemoryGb: z.number().nullish().transform(orNull),
-    minReplicaMemoryGb: z.number().nullish().transform(orNull),
-    maxReplicaMemoryGb: z.number().nullish().transform(orNull),
-    numReplicas: z.number().nullish().transform(orNull),
-    idleScaling: z.boolean().nullish().transform(orNull),
-    idleTimeoutMinutes: z.number().nullish().transform(orNull),
-    ipAccessList: z.array(ipAccessListEntrySchema()).nullish().transform(orNull),
-    createdAt: z.string().nullish().transform(orNull),
-    encryptionKey: z.string().nullish().transform(orNull),
-    encryptionAssumedRoleIdentifier: z.string().nullish().transform(orNull),
-    iamRole: z.string().nullish().transform(orNull),
-    privateEndpointIds: z.array(z.string()).nullish().transform(orNull),
-    availablePrivateEndpointIds: z.array(z.string()).nullish().transform(orNull),
-    dataWarehouseId: z.string().nullish().transform(orNull),
-    isPrimary: z.boolean().nullish().transform(orNull),
-    isReadonly: z.boolean().nullish().transform(orNull),
-    releaseChannel: z.string().nullish().transform(orNull),
-    byocId: z.string().nullish().transform(orNull),
-    hasTransparentDataEncryption: z.boolean().nullish().transform(orNull),
-    profile: z.string().nullish().transform(orNull),
-    transparentDataEncryptionKeyId: z.string().nullish().transform(orNull),
-    encryptionRoleId: z.string().nullish().transform(orNull),
-    complianceType: z.string().nullish().transform(orNull),
-  }),
+  responseSchema<Service>((value, issues) => checkRecord(value, SERVICE_FIELDS, "", issues)),
 );
 
-/** `{status, requestId, result}` with a Service: the state-change and read operations. */
+/** `{status, requestId, result}` with a Service: the answer of the state-change and read operations. */
+export interface ServiceEnvelope {
+  status: number;
+  requestId: string | null;
+  result: Service;
+}
+
+/** The envelope's own scalar fields (its `result` is checked as a Service). */
+const ENVELOPE_FIELDS: Fields = { status: "number", requestId: "string" };
+
+/** `{status, requestId, result}`: a numeric status, a string or null request id, and a Service. */
 export const serviceEnvelopeSchema = once(() =>
-  z.looseObject({ status: z.number(), requestId: z.string().nullish(), result: serviceSchema() }),
+  responseSchema<ServiceEnvelope>((value, issues) => {
+    const out = checkRecord(value, ENVELOPE_FIELDS, "", issues);
+    if (isRecord(value)) {
+      if (value.status === undefined || value.status === null) issues.add("status", "required");
+      out.result = checkRecord(value.result, SERVICE_FIELDS, "result", issues);
+    }
+    return out;
+  }),
 );
 
 /** `{status, error, requestId?}`: lenient, it only feeds error messages. */
@@ -253,23 +420,4 @@ export interface Service {
   encryptionRoleId?: string | null;
   /** Type of regulatory compliance. */
   complianceType?: ComplianceType | null;
-}
-
-/** Compile-time check: what the schemas accept is a Service (and its parts). */
-type Assignable<T extends U, U> = T;
-export type _ServiceSchemaFits = Assignable<z.infer<ReturnType<typeof serviceSchema>>, Service>;
-export type _EndpointSchemaFits = Assignable<
-  z.infer<ReturnType<typeof serviceEndpointSchema>>,
-  ServiceEndpoint
->;
-export type _IpEntrySchemaFits = Assignable<
-  z.infer<ReturnType<typeof ipAccessListEntrySchema>>,
-  IpAccessListEntry
->;
-
-/** Formats zod issues as `<path>: <message>` lines. */
-export function formatIssues(error: z.ZodError): string[] {
-  return error.issues.map(
-    (issue) => `${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`,
-  );
 }

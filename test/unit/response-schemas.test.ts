@@ -52,6 +52,93 @@ describe("response schemas", () => {
     assert.deepEqual(parsed.result, allNull(SERVICE_FIELDS));
   });
 
+  it("names each problem by its path and what was expected", () => {
+    const { serviceEnvelopeSchema } = freshSchemas();
+    const issuesOf = (value: unknown) => {
+      const checked = serviceEnvelopeSchema().safeParse(value);
+      assert.equal(checked.success, false);
+      return checked.success ? [] : checked.issues;
+    };
+    assert.deepEqual(issuesOf([]), ["(root): expected object, received array"]);
+    assert.deepEqual(issuesOf({ status: "200", requestId: 7, result: null }), [
+      "status: expected number, received string",
+      "requestId: expected string, received number",
+      "result: expected object, received null",
+    ]);
+    assert.deepEqual(
+      issuesOf({
+        status: 200,
+        result: {
+          state: 5,
+          idleScaling: "true",
+          numReplicas: Infinity,
+          endpoints: [{ port: 9440 }, { port: "8443" }, null],
+          ipAccessList: {},
+          privateEndpointIds: ["pe-1", 2],
+        },
+      }),
+      [
+        "result.state: expected string, received number",
+        "result.endpoints.1.port: expected number, received string",
+        "result.endpoints.2: expected object, received null",
+        "result.numReplicas: expected number, received Infinity",
+        "result.idleScaling: expected boolean, received string",
+        "result.ipAccessList: expected array, received object",
+        "result.privateEndpointIds.1: expected string, received number",
+      ],
+    );
+    assert.deepEqual(issuesOf({ result: {} }), ["status: required"]);
+    assert.throws(() => serviceEnvelopeSchema().parse({ status: 200 }), {
+      name: "TypeError",
+      message: "result: expected object, received undefined",
+    });
+  });
+
+  it("lists at most MAX_ISSUES problems of a hostile answer, and counts the rest", () => {
+    const { serviceSchema, MAX_ISSUES } = freshSchemas();
+    const checked = serviceSchema().safeParse({
+      privateEndpointIds: Array.from({ length: 1000 }, (_, i) => i),
+    });
+    assert.equal(checked.success, false);
+    if (checked.success) return;
+    assert.equal(checked.issues.length, MAX_ISSUES + 1);
+    assert.equal(checked.issues[0], "privateEndpointIds.0: expected string, received number");
+    assert.equal(
+      checked.issues[MAX_ISSUES - 1],
+      `privateEndpointIds.${MAX_ISSUES - 1}: expected string, received number`,
+    );
+    assert.equal(checked.issues[MAX_ISSUES], `and ${1000 - MAX_ISSUES} more problems`);
+    const exactly = serviceSchema().safeParse({
+      privateEndpointIds: Array.from({ length: MAX_ISSUES }, (_, i) => i),
+    });
+    assert.equal(
+      exactly.success ? 0 : exactly.issues.length,
+      MAX_ISSUES,
+      "no count line when none is left out",
+    );
+  });
+
+  it("keeps unknown fields as sent, after the spec's; a __proto__ field stays a field", () => {
+    const { serviceSchema } = freshSchemas();
+    const nested = { deep: [1] };
+    const parsed = serviceSchema().parse(
+      JSON.parse('{"zeta":1,"__proto__":{"polluted":true},"state":"running"}'),
+    );
+    const fields = parsed as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
+    assert.equal(fields.polluted, undefined);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(parsed, "__proto__")?.value, { polluted: true });
+    assert.equal(parsed.state, "running");
+    const keys = Object.keys(parsed);
+    assert.deepEqual(keys.slice(0, SERVICE_FIELDS.length), [...SERVICE_FIELDS]);
+    assert.deepEqual(keys.slice(SERVICE_FIELDS.length), ["zeta", "__proto__"]);
+    assert.equal((serviceSchema().parse({ extra: nested }) as Record<string, unknown>).extra, nested);
+    const input = { endpoints: [{ host: "h" }] };
+    const copy = serviceSchema().parse(input);
+    assert.notEqual(copy.endpoints, input.endpoints, "lists are copied, never the caller's");
+    assert.deepEqual(input, { endpoints: [{ host: "h" }] }, "the input is left as it was");
+  });
+
   it("an error envelope's message is a string or nothing", () => {
     const { errorEnvelopeSchema } = freshSchemas();
     assert.equal(errorEnvelopeSchema().safeParse({ status: 503, error: 42 }).success, false);
