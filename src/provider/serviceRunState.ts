@@ -160,8 +160,9 @@ export function outputsOf(
   history: TransitionSamples = { start: [], stop: [] },
   lastCommand?: SentCommand,
 ): ServiceRunStateOutputs {
-  return {
-    ...inputs,
+  // Object.assign, not `{ ...inputs, ... }`: V8 builds a spread followed by more properties on a
+  // slow path, about 9 us here against 0.5 (bench/overhead.ts, P1), on every read.
+  return Object.assign({}, inputs, {
     transitionSeconds: samplesToOutputs(history),
     lastCommand: lastCommandToOutputs(lastCommand),
     observedState: service.state ?? "",
@@ -173,7 +174,7 @@ export function outputsOf(
       port: endpoint.port ?? 0,
       username: endpoint.username ?? null,
     })),
-  };
+  });
 }
 
 /**

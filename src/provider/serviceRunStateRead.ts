@@ -13,11 +13,11 @@ import { samplesFromOutputs } from "./transitions";
 type Props = Record<string, unknown>;
 
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const withIds = {
-    ...props,
+  // Object.assign, not a spread followed by properties: see outputsOf.
+  const withIds = Object.assign({}, props, {
     serviceId: props.serviceId ?? id,
     organizationId: props.organizationId ?? defaultOrganizationId(),
-  };
+  });
   // Read acts on the ids only; the options it carries over are checked where they are used.
   requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
   const inputs = withDefaults(withIds);
