@@ -150,8 +150,12 @@ describe("bounded memory: bodies are read with a cap", function () {
       );
     assert.ok(error instanceof ResponseValidationError, String(error));
     assert.match(error.message, new RegExp(`larger than ${MAX_BODY_BYTES} bytes`));
-    // The client stopped reading: the server could not push the whole body into the socket.
-    assert.ok(server.bytesWritten() < 20 * 1024 * 1024, `server wrote ${server.bytesWritten()} bytes`);
+    // The client stopped reading and closed the connection: a while later, the server still
+    // could not push the rest of the body into the socket.
+    // What the server gets written is its socket buffers (about 4 MB here); a client reading on
+    // takes in some 30 MB in that second.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.ok(server.bytesWritten() < 10 * 1024 * 1024, `server wrote ${server.bytesWritten()} bytes`);
   });
 
   it("a huge error page retried is read up to the cap each time, and its message truncated", async () => {

@@ -88,10 +88,59 @@ describe("response schemas", () => {
       ],
     );
     assert.deepEqual(issuesOf({ result: {} }), ["status: required"]);
-    assert.throws(() => serviceEnvelopeSchema().parse({ status: 200 }), {
+    assert.deepEqual(issuesOf({ status: null, result: {} }), ["status: required"]);
+    assert.throws(() => serviceEnvelopeSchema().parse({ status: "200" }), {
       name: "TypeError",
-      message: "result: expected object, received undefined",
+      message: "status: expected number, received string; result: expected object, received undefined",
     });
+  });
+
+  it("checks every field of the spec for its kind, in a Service and in its lists' records", () => {
+    const { serviceSchema, serviceEndpointSchema, ipAccessListEntrySchema } = freshSchemas();
+    // The kinds as the spec gives them, written out here rather than read from the source.
+    const lists = ["endpoints", "ipAccessList", "privateEndpointIds", "availablePrivateEndpointIds"];
+    const numbers = [
+      "minTotalMemoryGb",
+      "maxTotalMemoryGb",
+      "minReplicaMemoryGb",
+      "maxReplicaMemoryGb",
+      "numReplicas",
+      "idleTimeoutMinutes",
+    ];
+    const booleans = ["idleScaling", "isPrimary", "isReadonly", "hasTransparentDataEncryption"];
+    const kindOf = (field: string) =>
+      lists.includes(field)
+        ? "array"
+        : numbers.includes(field)
+          ? "number"
+          : booleans.includes(field)
+            ? "boolean"
+            : "string";
+    const issuesOf = (checked: { success: boolean; issues?: string[] }) => checked.issues ?? [];
+    for (const field of SERVICE_FIELDS) {
+      assert.deepEqual(
+        issuesOf(serviceSchema().safeParse({ [field]: {} })),
+        [`${field}: expected ${kindOf(field)}, received object`],
+        field,
+      );
+    }
+    const endpointKinds = { protocol: "string", host: "string", port: "number", username: "string" };
+    for (const [field, kind] of Object.entries(endpointKinds)) {
+      assert.deepEqual(issuesOf(serviceEndpointSchema().safeParse({ [field]: {} })), [
+        `${field}: expected ${kind}, received object`,
+      ]);
+      assert.deepEqual(issuesOf(serviceSchema().safeParse({ endpoints: [{ [field]: {} }] })), [
+        `endpoints.0.${field}: expected ${kind}, received object`,
+      ]);
+    }
+    for (const field of ["source", "description"]) {
+      assert.deepEqual(issuesOf(ipAccessListEntrySchema().safeParse({ [field]: {} })), [
+        `${field}: expected string, received object`,
+      ]);
+      assert.deepEqual(issuesOf(serviceSchema().safeParse({ ipAccessList: [{ [field]: {} }] })), [
+        `ipAccessList.0.${field}: expected string, received object`,
+      ]);
+    }
   });
 
   it("lists at most MAX_ISSUES problems of a hostile answer, and counts the rest", () => {
@@ -127,7 +176,12 @@ describe("response schemas", () => {
     const fields = parsed as Record<string, unknown>;
     assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
     assert.equal(fields.polluted, undefined);
-    assert.deepEqual(Object.getOwnPropertyDescriptor(parsed, "__proto__")?.value, { polluted: true });
+    assert.deepEqual(Object.getOwnPropertyDescriptor(parsed, "__proto__"), {
+      value: { polluted: true },
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
     assert.equal(parsed.state, "running");
     const keys = Object.keys(parsed);
     assert.deepEqual(keys.slice(0, SERVICE_FIELDS.length), [...SERVICE_FIELDS]);
