@@ -24,7 +24,8 @@ export interface ResponseSchema<T> {
 }
 
 /** The kind of one field: a scalar, a list of strings, or a list of records (their table). */
-type Kind = "string" | "number" | "boolean" | "strings" | readonly [Fields];
+type Scalar = "string" | "number" | "boolean" | "strings";
+type Kind = Scalar | readonly [Fields];
 interface Fields {
   readonly [name: string]: Kind;
 }
@@ -84,7 +85,13 @@ function put(target: Record<string, unknown>, key: string, value: unknown): void
 }
 
 /** `value` checked against `kind`; `key` under `path` names it in a problem (joined only then). */
-function checkValue(value: unknown, kind: Kind, path: string, key: string | number, issues: Issues): unknown {
+function checkValue(
+  value: unknown,
+  kind: TableKind,
+  path: string,
+  key: string | number,
+  issues: Issues,
+): unknown {
   if (kind === "string" || kind === "boolean") {
     if (typeof value === kind) return value;
   } else if (kind === "number") {
@@ -104,35 +111,40 @@ function checkValue(value: unknown, kind: Kind, path: string, key: string | numb
   return value;
 }
 
-/** A table as arrays, made once per table: a for-in over the table on every record cost more. */
-interface Compiled {
+/**
+ * A table of kinds as arrays, made once when the module loads (a for-in over the table on every
+ * record cost more); a list of records holds its records' table.
+ */
+interface Table {
   keys: string[];
-  kinds: Kind[];
+  kinds: TableKind[];
   known: Set<string>;
 }
-const compiledTables = new WeakMap<Fields, Compiled>();
-function compiled(fields: Fields): Compiled {
-  let table = compiledTables.get(fields);
-  // Stryker disable next-line ConditionalExpression,BlockStatement: compiling the table again on every record gives the same arrays, only slower: equivalent
-  if (!table) {
-    const keys = Object.keys(fields);
-    table = { keys, kinds: keys.map((key) => fields[key]), known: new Set(keys) };
-    // Stryker disable next-line CallExpression: as above, a cache: equivalent
-    compiledTables.set(fields, table);
-  }
-  return table;
+type TableKind = Scalar | readonly [Table];
+
+function table(fields: Fields): Table {
+  const keys = Object.keys(fields);
+  const kinds = keys.map((key) => {
+    const kind = fields[key];
+    return typeof kind === "string" ? kind : ([table(kind[0])] as const);
+  });
+  return { keys, kinds, known: new Set(keys) };
 }
 
 /**
  * A copy of a record with every field of the table present (null when absent or null, checked
  * otherwise), then the fields the table does not know, as sent.
  */
-function checkRecord(value: unknown, fields: Fields, path: string, issues: Issues): Record<string, unknown> {
+function checkRecord(
+  value: unknown,
+  { keys, kinds, known }: Table,
+  path: string,
+  issues: Issues,
+): Record<string, unknown> {
   if (!isRecord(value)) {
     issues.add(path, `expected object, received ${describe(value)}`);
     return {};
   }
-  const { keys, kinds, known } = compiled(fields);
   const out: Record<string, unknown> = {};
   for (let i = 0; i < keys.length; i++) {
     const field = value[keys[i]];
@@ -203,19 +215,23 @@ const SERVICE_FIELDS: KindsOf<Service> = {
   complianceType: "string",
 };
 
+const ENDPOINT = table(ENDPOINT_FIELDS);
+const IP_ENTRY = table(IP_ENTRY_FIELDS);
+const SERVICE = table(SERVICE_FIELDS);
+
 /** One endpoint of a Service: every field of the spec present, null when not sent. */
 export const serviceEndpointSchema = once(() =>
-  responseSchema<ServiceEndpoint>((value, issues) => checkRecord(value, ENDPOINT_FIELDS, "", issues)),
+  responseSchema<ServiceEndpoint>((value, issues) => checkRecord(value, ENDPOINT, "", issues)),
 );
 
 /** One IP access list entry of a Service: every field of the spec present, null when not sent. */
 export const ipAccessListEntrySchema = once(() =>
-  responseSchema<IpAccessListEntry>((value, issues) => checkRecord(value, IP_ENTRY_FIELDS, "", issues)),
+  responseSchema<IpAccessListEntry>((value, issues) => checkRecord(value, IP_ENTRY, "", issues)),
 );
 
 /** A Service: every field of the spec present, null when not sent; unknown fields as sent. */
 export const serviceSchema = once(() =>
-  responseSchema<Service>((value, issues) => checkRecord(value, SERVICE_FIELDS, "", issues)),
+  responseSchema<Service>((value, issues) => checkRecord(value, SERVICE, "", issues)),
 );
 
 /** `{status, requestId, result}` with a Service: the answer of the state-change and read operations. */
@@ -226,15 +242,15 @@ export interface ServiceEnvelope {
 }
 
 /** The envelope's own scalar fields (its `result` is checked as a Service). */
-const ENVELOPE_FIELDS: Fields = { status: "number", requestId: "string" };
+const ENVELOPE = table({ status: "number", requestId: "string" });
 
 /** `{status, requestId, result}`: a numeric status, a string or null request id, and a Service. */
 export const serviceEnvelopeSchema = once(() =>
   responseSchema<ServiceEnvelope>((value, issues) => {
-    const out = checkRecord(value, ENVELOPE_FIELDS, "", issues);
+    const out = checkRecord(value, ENVELOPE, "", issues);
     if (isRecord(value)) {
       if (value.status === undefined || value.status === null) issues.add("status", "required");
-      out.result = checkRecord(value.result, SERVICE_FIELDS, "result", issues);
+      out.result = checkRecord(value.result, SERVICE, "result", issues);
     }
     return out;
   }),

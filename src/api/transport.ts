@@ -77,7 +77,7 @@ export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>
       method: method as Dispatcher.HttpMethod,
       dispatcher: req.dispatcher,
       signal: abort,
-      headers: req.body === undefined ? headersOf(req.authorization) : bodyHeadersOf(req.authorization),
+      headers: requestHeaders(req.authorization, req.body !== undefined),
       // JSON.stringify(undefined) is undefined: no body.
       body: JSON.stringify(req.body) as string | undefined,
       headersTimeout: req.timeouts.headersMs,
@@ -146,19 +146,15 @@ export function mayHoldSecret(text: string, secrets: readonly string[]): boolean
   return text.includes("\\") || secrets.some((form) => text.includes(form));
 }
 
-/** The request headers of a GET or DELETE (literals rather than a conditional spread: cheaper per request). */
-function headersOf(authorization: string): Record<string, string> {
-  return { authorization, accept: "application/json", "user-agent": USER_AGENT };
-}
-
-/** The request headers of a request with a JSON body. */
-function bodyHeadersOf(authorization: string): Record<string, string> {
-  return {
+/** The request headers: a literal, then the content type when there is a body (no conditional spread: cheaper per request). */
+function requestHeaders(authorization: string, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
     authorization,
     accept: "application/json",
     "user-agent": USER_AGENT,
-    "content-type": "application/json",
   };
+  if (hasBody) headers["content-type"] = "application/json";
+  return headers;
 }
 
 /**
