@@ -82,6 +82,19 @@ function remember<K, V>(cache: Map<K, V>, key: K, value: V): V {
  * the URL to send; throws, sending nothing, on any difference.
  */
 export function checkedRequestUrl(apiUrl: string, template: string, path: string): string {
+  // A URL once checked is checked: a poll asks for the same one every few seconds, and parsing it
+  // again cost about a tenth of a loopback read's overhead (`bench/overhead.ts`, P1).
+  const key = `${template}\n${apiUrl}\n${path}`;
+  return checkedUrls.get(key) ?? checkRequestUrl(key, apiUrl, template, path);
+}
+
+/**
+ * URLs that passed `checkRequestUrl`, by template, base URL and path (a checked base URL holds no
+ * line break, so no two different pairs of base and path share a key).
+ */
+const checkedUrls = new Map<string, string>();
+
+function checkRequestUrl(key: string, apiUrl: string, template: string, path: string): string {
   const pattern = templatePattern(template);
   const base = baseOf(apiUrl);
   const url = new URL(`${apiUrl}${path}`);
@@ -100,7 +113,9 @@ export function checkedRequestUrl(apiUrl: string, template: string, path: string
         `(${JSON.stringify(url.pathname)})`,
     );
   }
-  return url.href;
+  // A process asks for a handful of services; the bound only keeps a long-lived one from growing it.
+  if (checkedUrls.size >= 1024) checkedUrls.clear();
+  return remember(checkedUrls, key, url.href);
 }
 
 /** True for hosts whose traffic never leaves the machine. */

@@ -6,11 +6,11 @@ import { once } from "./once";
  * lists), `null` is accepted wherever the real service may send it, and `state` stays a plain
  * string: it is classified by the resources, so a new state is not a parse error.
  *
- * A Service is checked by a walk over a table of its fields' kinds rather than by zod: the zod
- * schema (a pipe per nullable field) cost 30 to 40 us of a loopback read's 400, the largest part
- * of the client's overhead over a raw GET (`bench/overhead.ts`, P1 of `npm run bench`); the walk
- * costs a few. The tables are typed from the `Service` interface below, so a field missing from
- * them, or of the wrong kind, does not compile.
+ * A Service is checked by hand-written code rather than by zod: the zod schema (a pipe per
+ * nullable field) cost 30 to 40 us of a loopback read's 400, the largest part of the client's
+ * overhead over a raw GET (`bench/overhead.ts`, P1 of `npm run bench`). Each record type's check
+ * builds its copy as one object literal typed from the interface below (`recordCheck`), so a
+ * field left out, or checked as the wrong kind, does not compile.
  */
 
 /** A checked response: the value, normalised, or the problems found (`<path>: <message>` lines). */
@@ -22,27 +22,6 @@ export interface ResponseSchema<T> {
   /** The value, or throws a TypeError listing the problems. */
   parse(value: unknown): T;
 }
-
-/** The kind of one field: a scalar, a list of strings, or a list of records (their table). */
-type Scalar = "string" | "number" | "boolean" | "strings";
-type Kind = Scalar | readonly [Fields];
-interface Fields {
-  readonly [name: string]: Kind;
-}
-
-/** The table of a record type: every field, of the kind its type says. */
-type KindsOf<T> = { readonly [K in keyof Required<T>]: KindOf<NonNullable<T[K]>> };
-type KindOf<V> = [V] extends [string]
-  ? "string"
-  : [V] extends [number]
-    ? "number"
-    : [V] extends [boolean]
-      ? "boolean"
-      : [V] extends [readonly string[]]
-        ? "strings"
-        : V extends readonly (infer E)[]
-          ? readonly [KindsOf<E>]
-          : never;
 
 /** More problems than this in one answer are counted, not listed (a hostile body can hold many). */
 export const MAX_ISSUES = 20;
@@ -78,87 +57,94 @@ const at = (path: string, key: string | number): string => (path ? `${path}.${ke
 
 /** Sets `key` as an own data property: a `__proto__` key from JSON stays a field, never a prototype. */
 function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  // Stryker disable next-line ConditionalExpression: defining every key gives the same object, only slower: equivalent
+  // Stryker disable next-line ConditionalExpression,StringLiteral: defining every key, not only __proto__, gives the same own fields: equivalent
   if (key === "__proto__")
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
-/** `value` checked against `kind`; `key` under `path` names it in a problem (joined only then). */
-function checkValue(
-  value: unknown,
-  kind: TableKind,
-  path: string,
-  key: string | number,
-  issues: Issues,
-): unknown {
-  if (kind === "string" || kind === "boolean") {
-    if (typeof value === kind) return value;
-  } else if (kind === "number") {
-    if (Number.isFinite(value)) return value; // false for anything but a finite number
-  } else if (Array.isArray(value)) {
-    const here = at(path, key);
-    return value.map((item, i) =>
-      kind === "strings"
-        ? checkValue(item, "string", here, i, issues)
-        : checkRecord(item, kind[0], at(here, i), issues),
-    );
-  } else {
-    issues.add(at(path, key), `expected array, received ${describe(value)}`);
-    return value;
-  }
-  issues.add(at(path, key), `expected ${kind}, received ${describe(value)}`);
-  return value;
+/**
+ * Where a field is checked: its record's path (joined with the key only for a problem) and the
+ * problems found so far.
+ */
+interface Here {
+  path: string;
+  issues: Issues;
 }
+
+/** Notes that the field `key` is not of the kind `expected`; the value is kept (the answer is rejected). */
+function mismatch(value: unknown, expected: string, here: Here, key: string | number): never {
+  here.issues.add(at(here.path, key), `expected ${expected}, received ${describe(value)}`);
+  return value as never;
+}
+
+/*
+ * Each check takes a field's value as sent: null when absent or null, the value when of its
+ * kind, otherwise a problem.
+ */
+
+function str(value: unknown, here: Here, key: string): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === "string" ? value : mismatch(value, "string", here, key);
+}
+
+function num(value: unknown, here: Here, key: string): number | null {
+  if (value === undefined || value === null) return null;
+  // False for anything but a finite number.
+  return Number.isFinite(value) ? (value as number) : mismatch(value, "number", here, key);
+}
+
+function bool(value: unknown, here: Here, key: string): boolean | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === "boolean" ? value : mismatch(value, "boolean", here, key);
+}
+
+/** A list of strings, copied. */
+function strings(value: unknown, here: Here, key: string): string[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) return mismatch(value, "array", here, key);
+  const inList = { path: at(here.path, key), issues: here.issues };
+  return value.map((item, i) => (typeof item === "string" ? item : mismatch(item, "string", inList, i)));
+}
+
+/** A list of records, each checked by `record`: copies, never the lists or records sent. */
+function records<T>(value: unknown, here: Here, key: string, record: RecordCheck<T>): T[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) return mismatch(value, "array", here, key);
+  const path = at(here.path, key);
+  return value.map((item, i) => record(item, at(path, i), here.issues));
+}
+
+/** Checks a record at `path`: a copy with every field of its type present. */
+type RecordCheck<T> = (value: unknown, path: string, issues: Issues) => T;
 
 /**
- * A table of kinds as arrays, made once when the module loads (a for-in over the table on every
- * record cost more); a list of records holds its records' table.
+ * The check of a record type from `fields`, which builds its copy as one object literal: every
+ * field of the type present (the literal's type is `Required<T>`, so a field left out, or checked
+ * as the wrong kind, does not compile), then the fields it does not know, as sent.
+ *
+ * One literal, with each field read by name, costs a fraction of a walk over a table of kinds
+ * (keyed reads and writes, a property added at a time): a Service is read on every poll and
+ * refresh (`bench/overhead.ts`, P1 of `npm run bench`).
  */
-interface Table {
-  keys: string[];
-  kinds: TableKind[];
-  known: Set<string>;
-}
-type TableKind = Scalar | readonly [Table];
-
-function table(fields: Fields): Table {
-  const keys = Object.keys(fields);
-  const kinds = keys.map((key) => {
-    const kind = fields[key];
-    return typeof kind === "string" ? kind : ([table(kind[0])] as const);
-  });
-  return { keys, kinds, known: new Set(keys) };
+function recordCheck<T>(fields: (value: Record<string, unknown>, here: Here) => Required<T>): RecordCheck<T> {
+  // The type's fields: those of the copy of an empty record.
+  const known = new Set(Object.keys(fields({}, { path: "", issues: new Issues() })));
+  return (value, path, issues) => {
+    if (!isRecord(value)) {
+      issues.add(path, `expected object, received ${describe(value)}`);
+      return {} as T;
+    }
+    const out: Record<string, unknown> = fields(value, { path, issues });
+    for (const key of Object.keys(value)) if (!known.has(key)) put(out, key, value[key]);
+    return out as T;
+  };
 }
 
-/**
- * A copy of a record with every field of the table present (null when absent or null, checked
- * otherwise), then the fields the table does not know, as sent.
- */
-function checkRecord(
-  value: unknown,
-  { keys, kinds, known }: Table,
-  path: string,
-  issues: Issues,
-): Record<string, unknown> {
-  if (!isRecord(value)) {
-    issues.add(path, `expected object, received ${describe(value)}`);
-    return {};
-  }
-  const out: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) {
-    const field = value[keys[i]];
-    out[keys[i]] =
-      field === undefined || field === null ? null : checkValue(field, kinds[i], path, keys[i], issues);
-  }
-  for (const key of Object.keys(value)) if (!known.has(key)) put(out, key, value[key]);
-  return out;
-}
-
-function responseSchema<T>(check: (value: unknown, issues: Issues) => unknown): ResponseSchema<T> {
+function responseSchema<T>(check: (value: unknown, issues: Issues) => T): ResponseSchema<T> {
   const safeParse = (value: unknown): Checked<T> => {
     const issues = new Issues();
-    const data = check(value, issues) as T;
+    const data = check(value, issues);
     return issues.count ? { success: false, issues: issues.list() } : { success: true, data };
   };
   return {
@@ -171,67 +157,74 @@ function responseSchema<T>(check: (value: unknown, issues: Issues) => unknown): 
   };
 }
 
-const ENDPOINT_FIELDS: KindsOf<ServiceEndpoint> = {
-  protocol: "string",
-  host: "string",
-  port: "number",
-  username: "string",
-};
+const checkEndpoint = recordCheck<ServiceEndpoint>((v, here) => ({
+  protocol: str(v.protocol, here, "protocol"),
+  host: str(v.host, here, "host"),
+  port: num(v.port, here, "port"),
+  username: str(v.username, here, "username"),
+}));
 
-const IP_ENTRY_FIELDS: KindsOf<IpAccessListEntry> = { source: "string", description: "string" };
+const checkIpEntry = recordCheck<IpAccessListEntry>((v, here) => ({
+  source: str(v.source, here, "source"),
+  description: str(v.description, here, "description"),
+}));
 
-const SERVICE_FIELDS: KindsOf<Service> = {
-  id: "string",
-  name: "string",
-  provider: "string",
-  region: "string",
-  state: "string",
-  databaseVersion: "string",
-  endpoints: [ENDPOINT_FIELDS],
-  tier: "string",
-  minTotalMemoryGb: "number",
-  maxTotalMemoryGb: "number",
-  minReplicaMemoryGb: "number",
-  maxReplicaMemoryGb: "number",
-  numReplicas: "number",
-  idleScaling: "boolean",
-  idleTimeoutMinutes: "number",
-  ipAccessList: [IP_ENTRY_FIELDS],
-  createdAt: "string",
-  encryptionKey: "string",
-  encryptionAssumedRoleIdentifier: "string",
-  iamRole: "string",
-  privateEndpointIds: "strings",
-  availablePrivateEndpointIds: "strings",
-  dataWarehouseId: "string",
-  isPrimary: "boolean",
-  isReadonly: "boolean",
-  releaseChannel: "string",
-  byocId: "string",
-  hasTransparentDataEncryption: "boolean",
-  profile: "string",
-  transparentDataEncryptionKeyId: "string",
-  encryptionRoleId: "string",
-  complianceType: "string",
-};
-
-const ENDPOINT = table(ENDPOINT_FIELDS);
-const IP_ENTRY = table(IP_ENTRY_FIELDS);
-const SERVICE = table(SERVICE_FIELDS);
+const checkService = recordCheck<Service>((v, here) => ({
+  id: str(v.id, here, "id"),
+  name: str(v.name, here, "name"),
+  provider: str(v.provider, here, "provider"),
+  region: str(v.region, here, "region"),
+  state: str(v.state, here, "state"),
+  databaseVersion: str(v.databaseVersion, here, "databaseVersion"),
+  endpoints: records(v.endpoints, here, "endpoints", checkEndpoint),
+  tier: str(v.tier, here, "tier"),
+  minTotalMemoryGb: num(v.minTotalMemoryGb, here, "minTotalMemoryGb"),
+  maxTotalMemoryGb: num(v.maxTotalMemoryGb, here, "maxTotalMemoryGb"),
+  minReplicaMemoryGb: num(v.minReplicaMemoryGb, here, "minReplicaMemoryGb"),
+  maxReplicaMemoryGb: num(v.maxReplicaMemoryGb, here, "maxReplicaMemoryGb"),
+  numReplicas: num(v.numReplicas, here, "numReplicas"),
+  idleScaling: bool(v.idleScaling, here, "idleScaling"),
+  idleTimeoutMinutes: num(v.idleTimeoutMinutes, here, "idleTimeoutMinutes"),
+  ipAccessList: records(v.ipAccessList, here, "ipAccessList", checkIpEntry),
+  createdAt: str(v.createdAt, here, "createdAt"),
+  encryptionKey: str(v.encryptionKey, here, "encryptionKey"),
+  encryptionAssumedRoleIdentifier: str(
+    v.encryptionAssumedRoleIdentifier,
+    here,
+    "encryptionAssumedRoleIdentifier",
+  ),
+  iamRole: str(v.iamRole, here, "iamRole"),
+  privateEndpointIds: strings(v.privateEndpointIds, here, "privateEndpointIds"),
+  availablePrivateEndpointIds: strings(v.availablePrivateEndpointIds, here, "availablePrivateEndpointIds"),
+  dataWarehouseId: str(v.dataWarehouseId, here, "dataWarehouseId"),
+  isPrimary: bool(v.isPrimary, here, "isPrimary"),
+  isReadonly: bool(v.isReadonly, here, "isReadonly"),
+  releaseChannel: str(v.releaseChannel, here, "releaseChannel"),
+  byocId: str(v.byocId, here, "byocId"),
+  hasTransparentDataEncryption: bool(v.hasTransparentDataEncryption, here, "hasTransparentDataEncryption"),
+  profile: str(v.profile, here, "profile"),
+  transparentDataEncryptionKeyId: str(
+    v.transparentDataEncryptionKeyId,
+    here,
+    "transparentDataEncryptionKeyId",
+  ),
+  encryptionRoleId: str(v.encryptionRoleId, here, "encryptionRoleId"),
+  complianceType: str(v.complianceType, here, "complianceType"),
+}));
 
 /** One endpoint of a Service: every field of the spec present, null when not sent. */
 export const serviceEndpointSchema = once(() =>
-  responseSchema<ServiceEndpoint>((value, issues) => checkRecord(value, ENDPOINT, "", issues)),
+  responseSchema<ServiceEndpoint>((value, issues) => checkEndpoint(value, "", issues)),
 );
 
 /** One IP access list entry of a Service: every field of the spec present, null when not sent. */
 export const ipAccessListEntrySchema = once(() =>
-  responseSchema<IpAccessListEntry>((value, issues) => checkRecord(value, IP_ENTRY, "", issues)),
+  responseSchema<IpAccessListEntry>((value, issues) => checkIpEntry(value, "", issues)),
 );
 
 /** A Service: every field of the spec present, null when not sent; unknown fields as sent. */
 export const serviceSchema = once(() =>
-  responseSchema<Service>((value, issues) => checkRecord(value, SERVICE, "", issues)),
+  responseSchema<Service>((value, issues) => checkService(value, "", issues)),
 );
 
 /** `{status, requestId, result}` with a Service: the answer of the state-change and read operations. */
@@ -241,19 +234,20 @@ export interface ServiceEnvelope {
   result: Service;
 }
 
-/** The envelope's own scalar fields (its `result` is checked as a Service). */
-const ENVELOPE = table({ status: "number", requestId: "string" });
-
 /** `{status, requestId, result}`: a numeric status, a string or null request id, and a Service. */
+const checkEnvelope = recordCheck<ServiceEnvelope>((v, here) => {
+  const status = num(v.status, here, "status");
+  const requestId = str(v.requestId, here, "requestId");
+  if (status === null) here.issues.add(at(here.path, "status"), "required");
+  return {
+    status: status as number,
+    requestId,
+    result: checkService(v.result, at(here.path, "result"), here.issues),
+  };
+});
+
 export const serviceEnvelopeSchema = once(() =>
-  responseSchema<ServiceEnvelope>((value, issues) => {
-    const out = checkRecord(value, ENVELOPE, "", issues);
-    if (isRecord(value)) {
-      if (value.status === undefined || value.status === null) issues.add("status", "required");
-      out.result = checkRecord(value.result, SERVICE, "result", issues);
-    }
-    return out;
-  }),
+  responseSchema<ServiceEnvelope>((value, issues) => checkEnvelope(value, "", issues)),
 );
 
 /** `{status, error, requestId?}`: lenient, it only feeds error messages. */
@@ -272,7 +266,6 @@ export const errorEnvelopeSchema = once(() =>
  * spec present, `null` when the API left it out, so no value is `undefined` (the engine rejects
  * it in outputs). Fields the spec does not list pass through at run time, untyped (an index
  * signature would spoil the types of an `Output<Service>`'s lifted properties).
- * The zod output above must stay assignable to these (checked at the end of this file).
  */
 
 /** A value the API may add later: any string, while editors still offer the known ones. */

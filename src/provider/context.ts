@@ -27,14 +27,16 @@ export interface ProviderContext {
   tuning: ConvergeTuning;
   /** The transitions this process watched (process-wide, shared by every context). */
   prior: TransitionSamples;
+  /** How long a read may take in all: `READ_TIMEOUT_SECONDS`, scaled like every default wait of ours. */
+  readTimeoutMs: number;
 }
 
 /** How long a read (refresh, or the GET of an endpoint's create) may take in all, retries included. */
 export const READ_TIMEOUT_SECONDS = 120;
 
-/** The deadline of a read: `READ_TIMEOUT_SECONDS`, scaled like every default wait of ours. */
-export function readDeadline(): number {
-  return deadlineAfter(READ_TIMEOUT_SECONDS * timeScale());
+/** The deadline of a read started now under `context`. */
+export function readDeadline(context: ProviderContext): number {
+  return context.clock.now() + context.readTimeoutMs;
 }
 
 /** The clock time `seconds` from now, for a call's deadline. */
@@ -79,13 +81,25 @@ export function apiClientFor(config: ResolvedConfig, log: (line: string) => void
  */
 const contexts = new Map<string, ProviderContext>();
 
+/** The settings a context depends on, in a fixed order; the time scale follows them. */
+const SETTING_NAMES = Object.keys(CONFIG_SETTINGS) as SettingName[];
+
 /** The raw settings (and time scale) every context depends on, in a fixed order. */
 function rawSettings(): string[] {
-  const raw = (Object.keys(CONFIG_SETTINGS) as SettingName[]).map(
-    (name) => readSetting(name, stackSetting, process.env) ?? "",
-  );
+  const raw = SETTING_NAMES.map((name) => readSetting(name, stackSetting, process.env) ?? "");
   raw.push(process.env.DBCLOUD_TIME_SCALE ?? "");
   return raw;
+}
+
+/**
+ * Whether the raw settings are still `raw`, read one at a time and compared in place: no array
+ * is built on the common path (one stack per host, every call the same settings).
+ */
+function unchanged(raw: readonly string[]): boolean {
+  for (let i = 0; i < SETTING_NAMES.length; i++) {
+    if ((readSetting(SETTING_NAMES[i], stackSetting, process.env) ?? "") !== raw[i]) return false;
+  }
+  return (process.env.DBCLOUD_TIME_SCALE ?? "") === raw[SETTING_NAMES.length];
 }
 
 /** A hash of the raw settings (the secret among them, so only its hash is kept as a key). */
@@ -105,8 +119,10 @@ let last: { raw: readonly string[]; context: ProviderContext } | undefined;
 
 export function providerContext(): ProviderContext {
   // Same raw settings, same context: resolving and checking them again would only cost time.
+  // They are read again on every call, never trusted from an earlier one: the stack config
+  // and the environment decide, whenever they change.
+  if (last && unchanged(last.raw)) return last.context;
   const raw = rawSettings();
-  if (last && last.raw.every((value, i) => value === raw[i])) return last.context;
   const key = contextKey(raw);
   let context = contexts.get(key);
   if (!context) {
@@ -121,5 +137,12 @@ function buildContext(config: ResolvedConfig, scale: number): ProviderContext {
   const log = consoleLog;
   const client = apiClientFor(config, (line) => log.info(line));
   const tuning = scaleTuning(DEFAULT_TUNING, scale);
-  return { client, clock: systemClock, log, tuning, prior: processPrior() };
+  return {
+    client,
+    clock: systemClock,
+    log,
+    tuning,
+    prior: processPrior(),
+    readTimeoutMs: READ_TIMEOUT_SECONDS * 1000 * scale,
+  };
 }

@@ -81,10 +81,10 @@ function idOf(inputs: EndpointDeletionInputs): string {
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props): Promise<{ id: string; outs: EndpointDeletionInputs }> {
   const inputs = inputsOf(props, "create");
-  const { client } = providerContext();
+  const context = providerContext();
   try {
-    await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(),
+    await context.client.getService(inputs.organizationId, inputs.serviceId, {
+      deadline: readDeadline(context),
     });
   } catch (error) {
     if (isGone(error, ["service"])) {
@@ -117,10 +117,10 @@ export async function update(
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const inputs = inputsOf(props, "read", pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
-  const { client } = providerContext();
+  const context = providerContext();
   try {
-    await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(),
+    await context.client.getService(inputs.organizationId, inputs.serviceId, {
+      deadline: readDeadline(context),
     });
     return { id, props: { ...props, timeoutSeconds: inputs.timeoutSeconds } };
   } catch (error) {

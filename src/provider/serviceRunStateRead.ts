@@ -1,3 +1,4 @@
+import { isUuid } from "../api/guards";
 import { defaultOrganizationId } from "./config";
 import { consoleLog, providerContext, readDeadline } from "./context";
 import { describeService } from "./convergeTypes";
@@ -19,13 +20,17 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
     organizationId: props.organizationId ?? defaultOrganizationId(),
   });
   // Read acts on the ids only; the options it carries over are checked where they are used.
-  requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
+  // Both ids are uuids (the test of the field rules, `uuidField`): the rules would pass them,
+  // so they run only to name what is wrong. A refresh reads every resource of the stack.
+  if (!isUuid(withIds.organizationId) || !isUuid(withIds.serviceId))
+    requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
   const inputs = withDefaults(withIds);
-  const { client, clock, tuning } = providerContext();
+  const context = providerContext();
+  const { client, clock, tuning } = context;
   const previous = lastCommandFromOutputs(props.lastCommand, clock.now());
   try {
     const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(),
+      deadline: readDeadline(context),
     });
     // Stryker disable next-line StringLiteral: any state the table does not know shows the command alike, and never predates it
     const shown = service.state ?? "";

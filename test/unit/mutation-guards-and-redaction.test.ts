@@ -121,6 +121,22 @@ describe("the path about to be sent", () => {
     );
   });
 
+  it("a URL checked once for one template and base URL passes nothing else", () => {
+    const n = ++fresh;
+    const path = `/v1/organizations/a/services/b${n}`;
+    const base = `https://api.example.com/c${n}`;
+    // Checked, and remembered as checked.
+    assert.equal(checkedRequestUrl(base, template, path), `${base}${path}`);
+    assert.equal(checkedRequestUrl(base, template, path), `${base}${path}`);
+    // The same path under another operation's template is still refused.
+    assert.throws(() => checkedRequestUrl(base, `${template}/state`, path), /^TypeError: Refusing to send/);
+    // The same URL split differently between base and path: the path does not fit the template.
+    assert.throws(
+      () => checkedRequestUrl("https://api.example.com", template, `/c${n}${path}`),
+      /^TypeError: Refusing to send/,
+    );
+  });
+
   it("a segment that is only dots is refused, one with dots and more is not", () => {
     assert.throws(() =>
       checkedRequestUrl("https://api.example.com", template, "/v1/organizations/../services/b"),
