@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
 import { systemClock, type Clock } from "./clock";
 import { ApiError, ApiTimeoutError, ConfigurationError, ResponseValidationError } from "./errors";
-import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
+import { checkApiUrl, checkedRequestTarget, endpointSegment, uuidSegment } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
@@ -167,7 +167,7 @@ export class ApiClient {
     schema: ResponseSchema<T> | "any",
     options: RequestOptions,
   ): Promise<{ value: T; requestId: string | undefined }> {
-    const url = checkedRequestUrl(this.apiUrl, template, path);
+    const target = checkedRequestTarget(this.apiUrl, template, path);
     const { deadline, applyBudget } = options;
     const started = this.clock.now();
     const changes = method !== "GET";
@@ -214,7 +214,7 @@ export class ApiClient {
       if (remainingMs <= 0) outOfTime("the deadline passed before the request was sent");
       this.stats.attempts++;
       const result = await sendAttempt({
-        url,
+        target,
         method,
         path,
         body,

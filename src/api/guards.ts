@@ -82,6 +82,19 @@ function remember<K, V>(cache: Map<K, V>, key: K, value: V): V {
  * the URL to send; throws, sending nothing, on any difference.
  */
 export function checkedRequestUrl(apiUrl: string, template: string, path: string): string {
+  return checkedRequestTarget(apiUrl, template, path).href;
+}
+
+/** A request's checked URL, and its origin and path as a dispatcher takes them. */
+export interface RequestTarget {
+  href: string;
+  origin: string;
+  /** The URL's path as it will be sent (it has no query: a URL with one is refused). */
+  pathname: string;
+}
+
+/** `checkedRequestUrl`, with the origin and path of the URL it returns. */
+export function checkedRequestTarget(apiUrl: string, template: string, path: string): RequestTarget {
   // A URL once checked is checked: a poll asks for the same one every few seconds, and parsing it
   // again cost about a tenth of a loopback read's overhead (`bench/overhead.ts`, P1).
   const key = `${template}\n${apiUrl}\n${path}`;
@@ -92,9 +105,9 @@ export function checkedRequestUrl(apiUrl: string, template: string, path: string
  * URLs that passed `checkRequestUrl`, by template, base URL and path (a checked base URL holds no
  * line break, so no two different pairs of base and path share a key).
  */
-const checkedUrls = new Map<string, string>();
+const checkedUrls = new Map<string, RequestTarget>();
 
-function checkRequestUrl(key: string, apiUrl: string, template: string, path: string): string {
+function checkRequestUrl(key: string, apiUrl: string, template: string, path: string): RequestTarget {
   const pattern = templatePattern(template);
   const base = baseOf(apiUrl);
   const url = new URL(`${apiUrl}${path}`);
@@ -115,7 +128,7 @@ function checkRequestUrl(key: string, apiUrl: string, template: string, path: st
   }
   // A process asks for a handful of services; the bound only keeps a long-lived one from growing it.
   if (checkedUrls.size >= 1024) checkedUrls.clear();
-  return remember(checkedUrls, key, url.href);
+  return remember(checkedUrls, key, { href: url.href, origin: url.origin, pathname: url.pathname });
 }
 
 /** True for hosts whose traffic never leaves the machine. */

@@ -1,6 +1,4 @@
-import { EventEmitter } from "node:events";
-import type { Readable } from "node:stream";
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import {
   ApiConnectionError,
   ApiError,
@@ -8,6 +6,7 @@ import {
   createApiError,
   ResponseValidationError,
 } from "./errors";
+import { isUuid, type RequestTarget } from "./guards";
 import { redactDeep, redactSecrets, truncate } from "./redact";
 import type { AttemptOutcome } from "./retry";
 import { errorEnvelopeSchema, type ResponseSchema } from "./schemas";
@@ -33,8 +32,8 @@ export const KEPT_HEADERS: readonly string[] = [
 
 /** One HTTP attempt, as the client's retry loop sees it. */
 export interface AttemptRequest<T> {
-  /** The full URL, already checked against the operation's template. */
-  url: string;
+  /** The URL, already checked against the operation's template. */
+  target: RequestTarget;
   method: string;
   /** Path relative to the base URL, for messages: never holds credentials. */
   path: string;
@@ -66,50 +65,35 @@ export type Attempt<T> =
 /** Sends one request and reads, validates and classifies its answer. Never throws. */
 export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>> {
   const { method, path, secrets } = req;
-  const abort = new AttemptAbort();
-  const timer = setTimeout(() => abort.abort(), Math.max(1, req.totalTimeoutMs));
-  let status: number;
-  let headers: Record<string, string>;
-  let text: string;
-  let bytes: number;
+  let answer: Answer;
   try {
-    const response = await request(req.url, {
-      method: method as Dispatcher.HttpMethod,
-      dispatcher: req.dispatcher,
-      signal: abort,
-      headers: requestHeaders(req.authorization, req.body !== undefined),
-      // JSON.stringify(undefined) is undefined: no body.
-      body: JSON.stringify(req.body) as string | undefined,
-      headersTimeout: req.timeouts.headersMs,
-      bodyTimeout: req.timeouts.bodyMs,
-    });
-    status = response.statusCode;
-    headers = flattenHeaders(response.headers);
-    ({ text, bytes } = await readCapped(response.body, MAX_BODY_BYTES));
+    answer = await exchange(req);
   } catch (cause) {
-    return transportFailure(method, path, cause, secrets, abort.aborted, req.totalTimeoutMs);
-  } finally {
-    clearTimeout(timer);
+    return transportFailure(method, path, cause, secrets, cause === TIMED_OUT, req.totalTimeoutMs);
   }
+  const { status, received, text, bytes } = answer;
   const label = String(status);
   const json = parseJson(text);
-  const requestId = pickRequestId(json, headers, secrets);
+  const requestId = pickRequestId(json, received, secrets);
 
-  // request() never resolves with a status below 200: it hands 1xx answers to onInfo and waits on.
+  // Never below 200: the exchange keeps the final answer, never an informational one.
   if (status < 300) {
-    const invalid = (issues: string[]): Attempt<never> => ({
-      ok: false,
-      error: new ResponseValidationError({
-        status,
-        requestId,
-        method,
-        path,
-        issues,
-        headers: keptHeaders(headers, secrets),
-      }),
-      headers,
-      label,
-    });
+    const invalid = (issues: string[]): Attempt<never> => {
+      const headers = flattenHeaders(received);
+      return {
+        ok: false,
+        error: new ResponseValidationError({
+          status,
+          requestId,
+          method,
+          path,
+          issues,
+          headers: keptHeaders(headers, secrets),
+        }),
+        headers,
+        label,
+      };
+    };
     if (bytes > MAX_BODY_BYTES) return invalid([`(body): larger than ${MAX_BODY_BYTES} bytes`]);
     // Redacted before validation: a Service field echoing the secret never reaches an output.
     const safe = mayHoldSecret(text, secrets) ? redactDeep(json, secrets) : json;
@@ -122,6 +106,8 @@ export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>
     return { ok: true, value: parsed.data, requestId, label };
   }
 
+  // Flattened only here and for an invalid answer: an answer that fits needs none but the request id.
+  const headers = flattenHeaders(received);
   const envelope = errorEnvelopeSchema().safeParse(json);
   const raw = envelope.success && envelope.data.error ? envelope.data.error : text.trim();
   const serverMessage = raw ? truncate(redactSecrets(raw, secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
@@ -157,44 +143,120 @@ function requestHeaders(authorization: string, hasBody: boolean): Record<string,
   return headers;
 }
 
+/** What an exchange received: a final status, its headers and the body up to `MAX_BODY_BYTES`. */
+interface Answer {
+  status: number;
+  received: ReceivedHeaders;
+  text: string;
+  /** More than `MAX_BODY_BYTES` when the body was cut. */
+  bytes: number;
+}
+
+/** Why an exchange ended early when its time ran out (compared by identity, never shown). */
+const TIMED_OUT = new Error("the attempt's time ran out");
+
 /**
- * The attempt's abort signal. undici takes an EventEmitter that emits `abort` as well as an
- * AbortSignal (its `signal` option), and an emitter costs a fraction of an AbortController and
- * its EventTarget listeners, made and dropped on every request.
+ * One request and its answer through the dispatcher's own handler interface, not `request()`:
+ * no body stream, abort signal or promise per chunk is made for an answer of a few KB, which
+ * costs about a tenth of a loopback read (`bench/overhead.ts`, P1). Rejects with undici's error,
+ * or with `TIMED_OUT` once `totalTimeoutMs` has passed (at once, even while still connecting).
  */
-class AttemptAbort extends EventEmitter {
-  aborted = false;
-  abort(): void {
-    this.aborted = true;
-    this.emit("abort");
-  }
+function exchange(req: AttemptRequest<unknown>): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const handler = new ExchangeHandler(resolve, reject, Math.max(1, req.totalTimeoutMs));
+    req.dispatcher.dispatch(
+      {
+        origin: req.target.origin,
+        path: req.target.pathname,
+        method: req.method as Dispatcher.HttpMethod,
+        headers: requestHeaders(req.authorization, req.body !== undefined),
+        // JSON.stringify(undefined) is undefined: no body.
+        body: JSON.stringify(req.body) as string | undefined,
+        headersTimeout: req.timeouts.headersMs,
+        bodyTimeout: req.timeouts.bodyMs,
+      },
+      handler,
+    );
+  });
 }
 
 /**
- * Reads a body as a stream, keeping at most `cap` bytes; past that the stream is destroyed
- * (and the connection with it), so a huge answer costs `cap` bytes of memory, not its size.
- * `bytes` is more than `cap` when the body was cut. Read through events rather than an async
- * iterator, which costs a promise per chunk.
+ * Collects one answer: the final one (an informational 1xx answer only comes before it). The
+ * body is kept up to `MAX_BODY_BYTES`; past that the request is aborted (and its connection with
+ * it), so a huge answer costs the cap in memory, not its size. Settles once: whatever undici
+ * reports after that (the error of its own abort) is dropped.
  */
-function readCapped(body: Readable, cap: number): Promise<{ text: string; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    const done = () => resolve({ text: Buffer.concat(chunks).toString("utf8"), bytes });
-    body.on("data", (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > cap) {
-        chunks.push(chunk.subarray(0, chunk.length - (bytes - cap)));
-        // No more data or end after this: the rest of the answer is never read.
-        body.destroy();
-        done();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    body.once("end", done);
-    body.once("error", reject);
-  });
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private received: ReceivedHeaders = {};
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (cause: unknown) => void,
+    totalTimeoutMs: number,
+  ) {
+    this.timer = setTimeout(() => {
+      this.fail(TIMED_OUT);
+      this.controller?.abort(TIMED_OUT);
+    }, totalTimeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Out of time while it waited for a connection: it is not sent.
+    if (this.settled) controller.abort(TIMED_OUT);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    status: number,
+    headers: ReceivedHeaders,
+  ): void {
+    // An informational (1xx) answer is replaced by the final one, which follows it.
+    this.status = status;
+    this.received = headers;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.bytes += chunk.length;
+    if (this.bytes > MAX_BODY_BYTES) {
+      this.chunks.push(chunk.subarray(0, chunk.length - (this.bytes - MAX_BODY_BYTES)));
+      this.finish();
+      // The rest of the answer is never read.
+      controller.abort(new Error(`body larger than ${MAX_BODY_BYTES} bytes`));
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  private finish(): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    const text = Buffer.concat(this.chunks).toString("utf8");
+    this.resolve({ status: this.status, received: this.received, text, bytes: this.bytes });
+  }
+
+  private fail(cause: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.reject(cause);
+  }
 }
 
 function transportFailure(
@@ -227,7 +289,10 @@ function transportFailure(
   return { ok: false, error, outcome: { kind }, headers: {}, label: kind };
 }
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+/** Response headers as undici gives them: lower-case names, a list for a repeated header. */
+type ReceivedHeaders = Record<string, string | string[] | undefined>;
+
+function flattenHeaders(raw: ReceivedHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     // Stryker disable next-line ConditionalExpression: undici's response headers never hold undefined (the type allows it): equivalent
@@ -257,10 +322,16 @@ function parseJson(text: string): unknown {
 
 function pickRequestId(
   json: unknown,
-  headers: Record<string, string>,
+  received: ReceivedHeaders,
   secrets: readonly string[],
 ): string | undefined {
   const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
-  const raw = typeof fromBody === "string" && fromBody ? fromBody : headers["x-request-id"];
-  return raw ? truncate(redactSecrets(raw, secrets), MAX_REQUEST_ID_CHARS) : undefined;
+  const header = received["x-request-id"];
+  const raw =
+    typeof fromBody === "string" && fromBody ? fromBody : Array.isArray(header) ? header.join(", ") : header;
+  if (!raw) return undefined;
+  // The usual request id, a uuid, is short and holds no Authorization header: only a form of the
+  // secret could hide in it, and none does. The redaction's patterns need not run.
+  if (isUuid(raw) && !secrets.some((form) => raw.includes(form))) return raw;
+  return truncate(redactSecrets(raw, secrets), MAX_REQUEST_ID_CHARS);
 }

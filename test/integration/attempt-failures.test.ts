@@ -74,6 +74,20 @@ describe("attempts without an answer", function () {
     assert.ok(!("code" in (error.cause as object)), "no code was invented for the cause");
   });
 
+  it("informational (1xx) answers are passed over: the final answer is the one read", async () => {
+    const body = serviceBody(SVC); // no request id in the body: the final answer's header gives it
+    const target = await rawServer(
+      "HTTP/1.1 103 Early Hints\r\nLink: </hint>; rel=preload\r\nX-Request-Id: req-early\r\n\r\n" +
+        `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Request-Id: req-final\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    raw = target.server;
+    const { service, requestId } = await clientFor(target).getService(ORG, SVC);
+    assert.equal(service.id, SVC);
+    assert.equal(service.state, "running");
+    assert.equal(requestId, "req-final");
+  });
+
   it("a timed-out attempt is counted and logged as a timeout, a refused one as a connection failure", async () => {
     server = await startHostileServer(() => undefined);
     const timeoutLines: string[] = [];

@@ -9,6 +9,7 @@ import {
   ResponseValidationError,
   ServerError,
 } from "../../src/api/errors";
+import { Agent } from "undici";
 import type { ApiClientOptions } from "../../src/api/options";
 import { MAX_BODY_BYTES, MAX_REQUEST_ID_CHARS } from "../../src/api/transport";
 import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
@@ -90,6 +91,23 @@ describe("one attempt at the HTTP boundary", function () {
     assert.equal(
       (await clientFor(server).getService(ORG, SVC)).requestId,
       `${"r".repeat(MAX_REQUEST_ID_CHARS)}… (5 more characters)`,
+    );
+  });
+
+  it("a request id is kept as sent when it is a uuid, and redacted when it holds the secret, uuid or not", async () => {
+    const id = "0b6f2f1e-3c4d-4e5f-8a9b-1c2d3e4f5a60";
+    server = await answer(200, serviceBody(SVC, id));
+    assert.equal((await clientFor(server).getService(ORG, SVC)).requestId, id);
+    // A secret made of hex digits can hide inside a uuid; it is redacted all the same.
+    assert.equal(
+      (await clientFor(server, { keySecret: "1e-3c4d-4e" }).getService(ORG, SVC)).requestId,
+      "0b6f2f[REDACTED]5f-8a9b-1c2d3e4f5a60",
+    );
+    await server.close();
+    server = await answer(200, serviceBody(SVC, "req authorization: Basic abc123"));
+    assert.equal(
+      (await clientFor(server).getService(ORG, SVC)).requestId,
+      "req authorization: Basic [REDACTED]",
     );
   });
 
@@ -220,6 +238,31 @@ describe("one attempt at the HTTP boundary", function () {
     const error = await failureOf(clientFor(server, { timeouts: { totalMs: 250 } }).getService(ORG, SVC));
     assert.ok(error instanceof ApiTimeoutError, String(error));
     assert.equal(error.message, `Timed out (GET ${PATH}): no complete answer within 0.3 s`);
+  });
+
+  it("an attempt out of time while it waits for a connection fails then, and is never sent", async () => {
+    // One connection to a server that never answers: the first call holds it, the second queues.
+    server = await startHostileServer(() => undefined);
+    const dispatcher = new Agent({ connections: 1 });
+    try {
+      const settled: string[] = [];
+      const first = failureOf(
+        clientFor(server, { dispatcher, timeouts: { totalMs: 1_500 } }).getService(ORG, SVC),
+      ).finally(() => settled.push("first"));
+      while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const queued = await failureOf(
+        clientFor(server, { dispatcher, timeouts: { totalMs: 100 } }).getService(ORG, SVC),
+      ).finally(() => settled.push("queued"));
+      assert.ok(queued instanceof ApiTimeoutError, String(queued));
+      assert.equal(queued.message, `Timed out (GET ${PATH}): no complete answer within 0.1 s`);
+      await first;
+      // It failed while the first call still held the connection, and it was not sent after.
+      assert.deepEqual(settled, ["queued", "first"]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(server.requests.length, 1);
+    } finally {
+      await dispatcher.close();
+    }
   });
 
   it("a refused connection is a connection error naming the code", async () => {
