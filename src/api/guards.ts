@@ -102,8 +102,9 @@ export function checkedRequestTarget(apiUrl: string, template: string, path: str
 }
 
 /**
- * URLs that passed `checkRequestUrl`, by template, base URL and path (a checked base URL holds no
- * line break, so no two different pairs of base and path share a key).
+ * URLs that passed `checkRequestUrl`, by template, base URL and path. The client's base URL is
+ * checked (it holds no line break) and its paths are built from checked segments, so no two
+ * different pairs of base and path share a key.
  */
 const checkedUrls = new Map<string, RequestTarget>();
 
@@ -128,7 +129,12 @@ function checkRequestUrl(key: string, apiUrl: string, template: string, path: st
   }
   // A process asks for a handful of services; the bound only keeps a long-lived one from growing it.
   if (checkedUrls.size >= 1024) checkedUrls.clear();
-  return remember(checkedUrls, key, { href: url.href, origin: url.origin, pathname: url.pathname });
+  // Frozen: every later request for this URL gets the same object.
+  return remember(
+    checkedUrls,
+    key,
+    Object.freeze({ href: url.href, origin: url.origin, pathname: url.pathname }),
+  );
 }
 
 /** True for hosts whose traffic never leaves the machine. */

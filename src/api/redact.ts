@@ -52,8 +52,15 @@ export function redactDeep(value: unknown, secrets: readonly string[]): unknown 
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value))
-      out[redactSecrets(key, secrets)] = redactDeep(item, secrets);
+    for (const [key, item] of Object.entries(value)) {
+      // Defined, not assigned: a `__proto__` key from JSON stays a field, never a prototype.
+      Object.defineProperty(out, redactSecrets(key, secrets), {
+        value: redactDeep(item, secrets),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return out;
   }
   return value;

@@ -1,4 +1,4 @@
-import type { Dispatcher } from "undici";
+import { util, type Dispatcher } from "undici";
 import {
   ApiConnectionError,
   ApiError,
@@ -163,31 +163,39 @@ const TIMED_OUT = new Error("the attempt's time ran out");
  */
 function exchange(req: AttemptRequest<unknown>): Promise<Answer> {
   return new Promise((resolve, reject) => {
+    const options: Dispatcher.DispatchOptions = {
+      origin: req.target.origin,
+      path: req.target.pathname,
+      method: req.method as Dispatcher.HttpMethod,
+      headers: requestHeaders(req.authorization, req.body !== undefined),
+      // JSON.stringify(undefined) is undefined: no body.
+      body: JSON.stringify(req.body) as string | undefined,
+      headersTimeout: req.timeouts.headersMs,
+      bodyTimeout: req.timeouts.bodyMs,
+    };
     const handler = new ExchangeHandler(resolve, reject, Math.max(1, req.totalTimeoutMs));
-    req.dispatcher.dispatch(
-      {
-        origin: req.target.origin,
-        path: req.target.pathname,
-        method: req.method as Dispatcher.HttpMethod,
-        headers: requestHeaders(req.authorization, req.body !== undefined),
-        // JSON.stringify(undefined) is undefined: no body.
-        body: JSON.stringify(req.body) as string | undefined,
-        headersTimeout: req.timeouts.headersMs,
-        bodyTimeout: req.timeouts.bodyMs,
-      },
-      handler,
-    );
+    try {
+      req.dispatcher.dispatch(options, handler);
+    } catch (error) {
+      // A dispatcher of the caller's own may throw rather than report: the timer goes all the same.
+      handler.fail(error);
+    }
   });
 }
 
 /**
  * Collects one answer: the final one (an informational 1xx answer only comes before it). The
  * body is kept up to `MAX_BODY_BYTES`; past that the request is aborted (and its connection with
- * it), so a huge answer costs the cap in memory, not its size. Settles once: whatever undici
- * reports after that (the error of its own abort) is dropped.
+ * it), so a huge answer costs the cap in memory, not its size. Settles once: whatever the
+ * dispatcher reports after that (the error of its own abort) is dropped.
+ *
+ * It speaks both of undici's handler interfaces: undici 7 calls the `onRequestStart` family, and
+ * a dispatcher of undici 6 (a caller's own, through `ApiClientOptions.dispatcher`) only the
+ * `onConnect` family, which undici 7 ignores when the first is there.
  */
 class ExchangeHandler implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | undefined;
+  /** Aborts the request once it has started (undefined before). */
+  private abort: ((reason: Error) => void) | undefined;
   private status = 0;
   private received: ReceivedHeaders = {};
   private readonly chunks: Buffer[] = [];
@@ -202,14 +210,16 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   ) {
     this.timer = setTimeout(() => {
       this.fail(TIMED_OUT);
-      this.controller?.abort(TIMED_OUT);
+      this.abort?.(TIMED_OUT);
     }, totalTimeoutMs);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    // Out of time while it waited for a connection: it is not sent.
-    if (this.settled) controller.abort(TIMED_OUT);
+    this.started((reason) => controller.abort(reason));
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.started(abort);
   }
 
   onResponseStart(
@@ -222,25 +232,62 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.received = headers;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled) return;
-    this.bytes += chunk.length;
-    if (this.bytes > MAX_BODY_BYTES) {
-      this.chunks.push(chunk.subarray(0, chunk.length - (this.bytes - MAX_BODY_BYTES)));
-      this.finish();
-      // The rest of the answer is never read.
-      controller.abort(new Error(`body larger than ${MAX_BODY_BYTES} bytes`));
-      return;
-    }
-    this.chunks.push(chunk);
+  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
+    this.status = status;
+    this.received = util.parseHeaders(rawHeaders);
+    return true;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.data(chunk);
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.data(chunk);
+    return true;
   }
 
   onResponseEnd(): void {
     this.finish();
   }
 
+  onComplete(): void {
+    this.finish();
+  }
+
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.fail(error);
+  }
+
+  onError(error: Error): void {
+    this.fail(error);
+  }
+
+  /** Fails the exchange with `cause` (never nullish: a dispatcher may report a bare null). */
+  fail(cause: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.reject(cause ?? new Error("the dispatcher failed without saying why"));
+  }
+
+  private started(abort: (reason: Error) => void): void {
+    this.abort = abort;
+    // Out of time while it waited for a connection: it is not sent.
+    if (this.settled) abort(TIMED_OUT);
+  }
+
+  private data(chunk: Buffer): void {
+    if (this.settled) return;
+    this.bytes += chunk.length;
+    if (this.bytes > MAX_BODY_BYTES) {
+      this.chunks.push(chunk.subarray(0, chunk.length - (this.bytes - MAX_BODY_BYTES)));
+      this.finish();
+      // The rest of the answer is never read.
+      this.abort?.(new Error(`body larger than ${MAX_BODY_BYTES} bytes`));
+      return;
+    }
+    this.chunks.push(chunk);
   }
 
   private finish(): void {
@@ -249,13 +296,6 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     clearTimeout(this.timer);
     const text = Buffer.concat(this.chunks).toString("utf8");
     this.resolve({ status: this.status, received: this.received, text, bytes: this.bytes });
-  }
-
-  private fail(cause: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
-    clearTimeout(this.timer);
-    this.reject(cause);
   }
 }
 
@@ -267,7 +307,7 @@ function transportFailure(
   aborted: boolean,
   totalTimeoutMs: number,
 ): Attempt<never> {
-  // Stryker disable next-line OptionalChaining: never nullish here (a dispatcher failing with null or undefined makes request() resolve with nothing, and reading its status throws a TypeError): equivalent
+  // Stryker disable next-line OptionalChaining: never nullish here (the exchange fails with an Error in place of a nullish cause): equivalent
   const code = String((cause as { code?: unknown } | undefined)?.code ?? "");
   const timedOut = aborted || /TIMEOUT/.test(code);
   const detail = aborted

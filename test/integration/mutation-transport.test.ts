@@ -9,7 +9,7 @@ import {
   ResponseValidationError,
   ServerError,
 } from "../../src/api/errors";
-import { Agent } from "undici";
+import { Agent, Dispatcher } from "undici";
 import type { ApiClientOptions } from "../../src/api/options";
 import { MAX_BODY_BYTES, MAX_REQUEST_ID_CHARS } from "../../src/api/transport";
 import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
@@ -109,6 +109,17 @@ describe("one attempt at the HTTP boundary", function () {
       (await clientFor(server).getService(ORG, SVC)).requestId,
       "req authorization: Basic [REDACTED]",
     );
+  });
+
+  it("a __proto__ key stays a field when the body is redacted first (it holds an escape)", async () => {
+    // An escape in the text sends the parsed body through the redaction walk before the schema.
+    const result = '{"__proto__":{"state":"running"},"name":"a\\\\b"}';
+    server = await answer(200, `{"status":200,"result":${result}}`);
+    const { service } = await clientFor(server).getService(ORG, SVC);
+    assert.equal(service.name, "a\\b");
+    assert.equal(service.state, null, "nothing inherited from a __proto__ field");
+    assert.equal(Object.getPrototypeOf(service), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(service, "__proto__")?.value, { state: "running" });
   });
 
   it("an error's message is the envelope's, else the trimmed text, else nothing", async () => {
@@ -274,5 +285,109 @@ describe("one attempt at the HTTP boundary", function () {
     assert.ok(error instanceof ApiConnectionError && !(error instanceof ApiTimeoutError), String(error));
     assert.match(error.message, new RegExp(`^Connection failed \\(GET ${PATH}\\): ECONNREFUSED: `));
     assert.equal((error.cause as { code?: string }).code, "ECONNREFUSED");
+  });
+});
+
+/*
+ * A dispatcher of the caller's own (`ApiClientOptions.dispatcher`) is a boundary too: one from
+ * undici 6 drives only the older handler interface, and one may throw or fail without an error.
+ */
+describe("a dispatcher of the caller's own", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  const agent = new Agent();
+  afterEach(async () => server?.close());
+  after(() => agent.close());
+
+  /** Drives the handler the way undici 6 does: `onConnect`, `onHeaders`, `onData`, `onComplete`, `onError` only. */
+  class OlderInterface extends Dispatcher {
+    override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+      return agent.dispatch(options, {
+        onConnect: (abort) => handler.onConnect!(abort),
+        onHeaders: (status, headers, resume, text) => handler.onHeaders!(status, headers, resume, text),
+        onData: (chunk) => handler.onData!(chunk),
+        onComplete: (trailers) => handler.onComplete!(trailers),
+        onError: (error) => handler.onError!(error),
+      });
+    }
+  }
+
+  /** Fails every request at once with `failure`, by throwing it or by reporting it. */
+  class Failing extends Dispatcher {
+    constructor(
+      private readonly how: "throw" | "report",
+      private readonly failure: unknown,
+    ) {
+      super();
+    }
+    override dispatch(_options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+      if (this.how === "throw") throw this.failure;
+      handler.onResponseError!(undefined as never, this.failure as Error);
+      return true;
+    }
+  }
+
+  const liveTimers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+
+  it("one driving the older handler interface reads answers, errors and oversized bodies alike", async () => {
+    const body = serviceBody(SVC);
+    server = await startHostileServer((req, res) => {
+      if (req.url?.endsWith("/state")) {
+        res.writeHead(503, { "content-type": "application/json" });
+        res.end(JSON.stringify({ status: 503, error: "busy now" }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json", "x-request-id": "r-older" });
+      res.end(body);
+    });
+    const client = clientFor(server, { dispatcher: new OlderInterface() });
+    const { service, requestId } = await client.getService(ORG, SVC);
+    assert.equal(service.state, "running");
+    assert.equal(requestId, "r-older");
+    const error = await failureOf(client.changeServiceState(ORG, SVC, "stop"));
+    assert.ok(error instanceof ServerError, String(error));
+    assert.equal(error.serverMessage, "busy now");
+    await server.close();
+    server = await answer200Big(body);
+    const big = await failureOf(clientFor(server, { dispatcher: new OlderInterface() }).getService(ORG, SVC));
+    assert.ok(big instanceof ResponseValidationError, String(big));
+    assert.deepEqual(big.issues, [`(body): larger than ${MAX_BODY_BYTES} bytes`]);
+  });
+
+  async function answer200Big(body: string) {
+    return startHostileServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(body + " ".repeat(MAX_BODY_BYTES));
+    });
+  }
+
+  it("one that throws fails the attempt as a connection failure, and leaves no timer behind", async () => {
+    await new Promise((resolve) => setImmediate(resolve)); // mocha's own timer for this test is set by now
+    const before = liveTimers();
+    const client = testClient(
+      { url: "https://api.example.com" },
+      { retry: { maxAttempts: 1 }, dispatcher: new Failing("throw", new Error("no route today")) },
+    );
+    const error = await failureOf(client.getService(ORG, SVC));
+    assert.ok(error instanceof ApiConnectionError && !(error instanceof ApiTimeoutError), String(error));
+    assert.equal(error.message, `Connection failed (GET ${PATH}): no route today`);
+    assert.equal(liveTimers(), before);
+  });
+
+  it("one that fails with null or undefined fails the attempt, saying so", async () => {
+    for (const failure of [null, undefined]) {
+      for (const how of ["throw", "report"] as const) {
+        const client = testClient(
+          { url: "https://api.example.com" },
+          { retry: { maxAttempts: 1 }, dispatcher: new Failing(how, failure) },
+        );
+        const error = await failureOf(client.getService(ORG, SVC));
+        assert.ok(error instanceof ApiConnectionError, `${how} ${failure}: ${String(error)}`);
+        assert.equal(
+          error.message,
+          `Connection failed (GET ${PATH}): the dispatcher failed without saying why`,
+        );
+      }
+    }
   });
 });
