@@ -63,6 +63,19 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
     assert.equal(server!.requests.length, 1, "no retry after the read timeout");
   });
 
+  it("a change of DBCLOUD_TIME_SCALE alone is used at once: the read's timeout follows it", async () => {
+    process.env.DBCLOUD_TIME_SCALE = "0.5";
+    await serve(
+      (res) => answer(res, 200, service),
+      rateLimited(1),
+      (res) => answer(res, 200, service),
+    );
+    await provider.reversePrivateEndpointDeletionCreate(props()); // a read may take 60 s
+    process.env.DBCLOUD_TIME_SCALE = "0.001"; // nothing else changes; now 0.12 s
+    await assert.rejects(provider.reversePrivateEndpointDeletionCreate(props()), /429/);
+    assert.equal(server!.requests.length, 2, "no retry after the read timeout");
+  });
+
   it("refresh gives up at the read timeout (scaled) when the server asks to wait past it", async () => {
     process.env.DBCLOUD_TIME_SCALE = "0.001";
     await serve(rateLimited(1), (res) => answer(res, 200, service));

@@ -354,6 +354,34 @@ describe("a dispatcher of the caller's own", function () {
     assert.deepEqual(big.issues, [`(body): larger than ${MAX_BODY_BYTES} bytes`]);
   });
 
+  it("through the older interface too, a refused connection fails as one and a cut body closes its connection", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const refused = await failureOf(
+      clientFor(
+        { url: `http://127.0.0.1:${port}` },
+        // Short: without the failure reported, the attempt would end as a timeout instead.
+        { dispatcher: new OlderInterface(), timeouts: { totalMs: 2_000 } },
+      ).getService(ORG, SVC),
+    );
+    assert.ok(
+      refused instanceof ApiConnectionError && !(refused instanceof ApiTimeoutError),
+      String(refused),
+    );
+    assert.match(refused.message, new RegExp(`^Connection failed \\(GET ${PATH}\\): ECONNREFUSED: `));
+    server = await startHostileServer((_req, res, { write }) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      streamBytes(res, write, 100 * 1024 * 1024);
+    });
+    const big = await failureOf(clientFor(server, { dispatcher: new OlderInterface() }).getService(ORG, SVC));
+    assert.ok(big instanceof ResponseValidationError, String(big));
+    // As in the 100 MB test of bounded.test.ts: about 4 MB when the client closed, 30 MB when not.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.ok(server.bytesWritten() < 10 * 1024 * 1024, `server wrote ${server.bytesWritten()} bytes`);
+  });
+
   async function answer200Big(body: string) {
     return startHostileServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
