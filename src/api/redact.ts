@@ -52,20 +52,23 @@ export function redactDeep(value: unknown, secrets: readonly string[]): unknown 
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      // Defined, not assigned: a `__proto__` key from JSON stays a field, never a prototype.
-      Object.defineProperty(out, redactSecrets(key, secrets), {
-        value: redactDeep(item, secrets),
-        enumerable: true,
-        // Stryker disable next-line BooleanLiteral: the copy is only read (the schemas copy its fields, a DELETE's answer is dropped), never written: equivalent
-        writable: true,
-        // Stryker disable next-line BooleanLiteral: never redefined either: equivalent
-        configurable: true,
-      });
-    }
+    for (const [key, item] of Object.entries(value))
+      put(out, redactSecrets(key, secrets), redactDeep(item, secrets));
     return out;
   }
   return value;
+}
+
+/**
+ * Sets `key` as an own data property of a copy being built from parsed JSON: a `__proto__` key
+ * stays a field, never a prototype (an assignment would set the copy's prototype to it, and the
+ * copy would inherit its fields).
+ */
+export function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: defining every key, not only __proto__, gives the same own fields: equivalent
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** Cuts text to `max` characters, saying how much was left out. Redact first, then truncate. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { once } from "./once";
+import { put } from "./redact";
 
 /*
  * Response schemas. Unknown fields pass through (the real service sends more than the spec
@@ -54,14 +55,6 @@ const describe = (value: unknown): string =>
         : typeof value;
 
 const at = (path: string, key: string | number): string => (path ? `${path}.${key}` : String(key));
-
-/** Sets `key` as an own data property: a `__proto__` key from JSON stays a field, never a prototype. */
-function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  // Stryker disable next-line ConditionalExpression,StringLiteral: defining every key, not only __proto__, gives the same own fields: equivalent
-  if (key === "__proto__")
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
 
 /**
  * Where a field is checked: its record's path (joined with the key only for a problem) and the

@@ -337,9 +337,16 @@ function flattenHeaders(raw: ReceivedHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     // Stryker disable next-line ConditionalExpression: undici's response headers never hold undefined (the type allows it): equivalent
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+    if (value !== undefined) out[name.toLowerCase()] = headerValue(value);
   }
   return out;
+}
+
+/** A received header's value as one string: a repeated header's values joined by a comma. */
+function headerValue(value: string | string[]): string;
+function headerValue(value: string | string[] | undefined): string | undefined;
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
 }
 
 function keptHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
@@ -367,9 +374,7 @@ function pickRequestId(
   secrets: readonly string[],
 ): string | undefined {
   const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
-  const header = received["x-request-id"];
-  const raw =
-    typeof fromBody === "string" && fromBody ? fromBody : Array.isArray(header) ? header.join(", ") : header;
+  const raw = typeof fromBody === "string" && fromBody ? fromBody : headerValue(received["x-request-id"]);
   if (!raw) return undefined;
   // The usual request id, a uuid, is short and holds no Authorization header: only a form of the
   // secret could hide in it, and none does. The redaction's patterns need not run.

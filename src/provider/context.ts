@@ -84,11 +84,21 @@ const contexts = new Map<string, ProviderContext>();
 /** The settings a context depends on, in a fixed order; the time scale follows them. */
 const SETTING_NAMES = Object.keys(CONFIG_SETTINGS) as SettingName[];
 
+/** How many raw values a context depends on: the settings, then `DBCLOUD_TIME_SCALE`. */
+const RAW_COUNT = SETTING_NAMES.length + 1;
+
+/** The `i`-th raw value, as set now (`""` when unset). */
+function rawSetting(i: number): string {
+  return (
+    (i < SETTING_NAMES.length
+      ? readSetting(SETTING_NAMES[i], stackSetting, process.env)
+      : process.env.DBCLOUD_TIME_SCALE) ?? ""
+  );
+}
+
 /** The raw settings (and time scale) every context depends on, in a fixed order. */
 function rawSettings(): string[] {
-  const raw = SETTING_NAMES.map((name) => readSetting(name, stackSetting, process.env) ?? "");
-  raw.push(process.env.DBCLOUD_TIME_SCALE ?? "");
-  return raw;
+  return Array.from({ length: RAW_COUNT }, (_, i) => rawSetting(i));
 }
 
 /**
@@ -96,10 +106,8 @@ function rawSettings(): string[] {
  * is built on the common path (one stack per host, every call the same settings).
  */
 function unchanged(raw: readonly string[]): boolean {
-  for (let i = 0; i < SETTING_NAMES.length; i++) {
-    if ((readSetting(SETTING_NAMES[i], stackSetting, process.env) ?? "") !== raw[i]) return false;
-  }
-  return (process.env.DBCLOUD_TIME_SCALE ?? "") === raw[SETTING_NAMES.length];
+  for (let i = 0; i < RAW_COUNT; i++) if (rawSetting(i) !== raw[i]) return false;
+  return true;
 }
 
 /** A hash of the raw settings (the secret among them, so only its hash is kept as a key). */
