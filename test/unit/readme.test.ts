@@ -8,6 +8,7 @@ import {
   DEFAULT_RETRY_POLICY,
   DEFAULT_TIMEOUTS,
   DEFAULT_TIMEOUT_SECONDS,
+  KNOWN_STATES,
   MAX_TIMEOUT_SECONDS,
   type ReversePrivateEndpointDeletion,
   type ServiceRunState,
@@ -27,6 +28,7 @@ import { DEFAULT_TUNING } from "../../src/provider/tuning";
  */
 const ROOT = join(__dirname, "..", "..");
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const behaviour = readFileSync(join(ROOT, "docs", "behaviour.md"), "utf8");
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   scripts: Record<string, string>;
 };
@@ -209,6 +211,16 @@ describe("README states what the code defines", () => {
       const text = section(title);
       for (const name of Object.keys(names)) assert.ok(text.includes(`\`${name}\``), `${title}: ${name}`);
     }
+  });
+
+  it("the state table (docs/behaviour.md) has a row for every state the code knows, each once", () => {
+    const rows = table(behaviour, "observed state").slice(1);
+    const named = rows.flatMap((row) => [...row[0].matchAll(/`([a-z_]+)`/g)].map((m) => m[1]));
+    assert.deepEqual([...named].sort(), [...KNOWN_STATES].sort());
+    assert.ok(
+      rows.some((row) => !row[0].includes("`")),
+      "a row for any other state",
+    );
   });
 
   it("the errors table names every error class the package exports", () => {
