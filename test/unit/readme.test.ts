@@ -1,24 +1,23 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIG_SETTINGS } from "../../src/provider/config";
+import { CONFIG_SETTINGS } from "../../src/config";
 import { DEFAULT_TIMEOUTS } from "../../src/api/client";
 import { ADAPTIVE_RATE, defaultMarginMs } from "../../src/api/rateBudget";
 import { DEFAULT_RATE_LIMIT, formatRateLimit } from "../../src/api/rateLimit";
 import { STALE_LOCK_MS } from "../../src/api/fileLedger";
-import { OWN_HISTORY_LENGTH, PRIOR_HISTORY_LENGTH } from "../../src/provider/transitions";
 import { DEFAULT_RETRY_POLICY } from "../../src/api/retry";
 import { DEFAULT_TUNING, MIN_POLL_MS } from "../../src/provider/converge";
 import { MIN_RETRY_DELAY_MS } from "../../src/api/retry";
 import { MAX_BODY_BYTES, MAX_REQUEST_ID_CHARS, MAX_SERVER_MESSAGE_CHARS } from "../../src/api/transport";
-import { MIN_TIME_SCALE } from "../../src/provider/config";
-import { READ_TIMEOUT_SECONDS } from "../../src/provider/context";
-import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "../../src/provider/reversePrivateEndpointDeletion";
+import { MIN_TIME_SCALE } from "../../src/config";
 import {
+  DEFAULT_DELETE_TIMEOUT_SECONDS,
   DEFAULT_ON_DESTROY,
   DEFAULT_TIMEOUT_SECONDS,
   MAX_TIMEOUT_SECONDS,
-} from "../../src/provider/serviceRunState";
+  READ_TIMEOUT_SECONDS,
+} from "../../src/provider/defaults";
 import { SECRET_SERVICE_FIELDS } from "../../src/resources/getService";
 
 // The README states defaults in prose and tables; these tests read them back from the code so
@@ -63,11 +62,7 @@ describe("README tells the truth about defaults", () => {
   });
 
   it("states the waiting knobs", () => {
-    includes(`last ${OWN_HISTORY_LENGTH} of each direction in \`transitionSeconds\``);
-    includes(`the last ${PRIOR_HISTORY_LENGTH}\n  transitions of each direction it watched`);
-    includes(`a poll ${s(DEFAULT_TUNING.defaultPollMs)} after each answer`);
-    includes(`polls ${s(DEFAULT_TUNING.densePollMinMs)} to ${s(DEFAULT_TUNING.densePollMaxMs)} apart`);
-    includes(`never more than ${s(DEFAULT_TUNING.maxPollMs)} apart`);
+    includes(`a poll ${s(DEFAULT_TUNING.pollEveryMs)} after each answer`);
     includes(`grace period (${s(DEFAULT_TUNING.commandGraceMs)})`);
     includes(
       `**Until then, within the grace period (${s(DEFAULT_TUNING.commandGraceMs)}) after \`sentAt\`**`,
