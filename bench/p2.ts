@@ -126,7 +126,7 @@ const summary = (runs: Run[]) => ({
 });
 
 /** `repeats` seeds, each run both ways side by side; a row per length. */
-export async function runP2(repeats: number, scale = 0.05): Promise<P2Row[]> {
+export async function runP2(repeats: number, scale = 0.1): Promise<P2Row[]> {
   const seeds = Array.from({ length: repeats }, (_, i) => 1_000 + i);
   const [aloneRuns, mixedRuns] = await Promise.all([
     Promise.all(seeds.map((seed) => alone(seed, scale))),
