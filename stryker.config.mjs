@@ -1,14 +1,14 @@
 // StrykerJS configuration for `npm run mutate` (.ci/mutate.sh runs it on a pinned Node 22).
-// Scope: the HTTP client (src/api) and the provider code (src/provider); not the emulator, not
-// the engine driver. Survivors accepted as equivalent or harmless are listed in test/MUTATION.md.
-// Log and progress wording is out of scope too: each such line carries a `// Stryker disable`
-// comment that says so (grep "log wording"). Error messages stay in scope: users read them.
+// Scope: the HTTP client (src/api), the configuration (src/config) and the provider code
+// (src/provider); not the emulator, not the engine driver. Survivors accepted as equivalent or
+// harmless are listed in test/MUTATION.md. Progress wording is out of scope too: every progress
+// line is worded in src/provider/progress.ts. Error messages stay in scope: users read them.
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
   packageManager: "npm",
   testRunner: "mocha",
   plugins: ["@stryker-mutator/mocha-runner"],
-  mutate: ["src/api/**/*.ts", "src/provider/**/*.ts"],
+  mutate: ["src/api/**/*.ts", "src/config/**/*.ts", "src/provider/**/*.ts", "!src/provider/progress.ts"],
   mochaOptions: {
     // Unit and integration suites only: test/engine spawns provider hosts and pulumi programs,
     // seconds per test, and reaches the code through dist/, which Stryker does not mutate.

@@ -1,12 +1,12 @@
 /**
- * P2: one converge at a time, this package's waiting against a constant 5 s poller that reads
- * before it acts, at 5, 60 and 300 s transitions drawn from 0.75 to 1.25 x nominal. A first
- * transition has no history at all (a fresh process); later ones run in sequences of six on one
- * service (start, stop, start, ...), the first of each not counted, with what the sequence learned, exactly as
- * the provider carries it (own samples from outputs, the rest from the process prior). The
- * converger is called directly with a prior of the sequence's own, so sequences run side by side
- * without sharing what they learn; the provider around it only adds per-call overhead (P1).
- * Both pollers see the same drawn lengths. Times are scaled; results are real-service seconds.
+ * P2: waiting for a transition, against the emulator with scaled durations. Two rows per length
+ * (5, 60 and 300 s, each drawn from 0.75 to 1.25 x nominal):
+ *   alone  one converge of a service in a fresh process (the constant poller, nothing known);
+ *   mixed  one process converging a 5 s service, then a 60 s one, then a 300 s one, one client
+ *          for all three: what a stack with a small and a large service does. Any waiting that
+ *          learns from earlier transitions shows the difference here.
+ * Both see the same drawn lengths. Requests per transition (the GET before, the PATCH, every
+ * poll) and lateness (how long after the end the converge returned) in real-service seconds.
  */
 import { randomUUID } from "node:crypto";
 import { ApiClient } from "../src/api/client";
@@ -14,18 +14,15 @@ import { systemClock } from "../src/api/clock";
 import { DEFAULT_RETRY_POLICY } from "../src/api/retry";
 import { startEmulator, type Emulator } from "../src/emulator";
 import { converge, DEFAULT_TUNING, scaleTuning } from "../src/provider/converge";
-import { emptySamples, OWN_HISTORY_LENGTH, withSample } from "../src/provider/transitions";
-import { sleep, spread, type Spread } from "./stats";
+import { spread, type Spread } from "./stats";
 
 export interface P2Row {
   nominalSeconds: number;
-  scale: number;
-  phase: "first" | "later";
-  ours: { requests: Spread; lateSeconds: Spread };
-  constant: { requests: Spread; lateSeconds: Spread };
+  alone: { requests: Spread; lateSeconds: Spread };
+  mixed: { requests: Spread; lateSeconds: Spread };
 }
 
-const TRANSITIONS = 6;
+const NOMINAL_SECONDS = [5, 60, 300] as const;
 
 function mulberry32(seed: number) {
   return () => {
@@ -41,36 +38,12 @@ interface Run {
   lateSeconds: number;
 }
 
-type Target = "running" | "stopped";
-
-/** One transition measured on the emulator's log: requests sent and how late the caller knew. */
-async function measured(
-  emulator: Emulator,
-  transitionMs: number,
-  scale: number,
-  act: () => Promise<void>,
-): Promise<Run> {
-  emulator.setTransitions({ starting: transitionMs * scale, stopping: transitionMs * scale });
-  const before = emulator.requests.length;
-  await act();
-  const done = Date.now();
-  const log = emulator.requests.slice(before);
-  const patch = log.find((r) => r.method === "PATCH" && r.status === 200);
-  if (!patch) throw new Error("no accepted PATCH in the log");
-  return { requests: log.length, lateSeconds: (done - (patch.at + transitionMs * scale)) / scale / 1000 };
-}
-
-async function sequence(
-  kind: "ours" | "constant",
-  nominalMs: number,
-  scale: number,
-  seed: number,
-  transitions: number,
-): Promise<Run[]> {
+/** A fresh emulator with one stopped service per length, and one client for them all (one process). */
+async function host(scale: number) {
   const organizationId = randomUUID();
-  const serviceId = randomUUID();
+  const ids = NOMINAL_SECONDS.map(() => randomUUID());
   const emulator = await startEmulator({
-    services: [{ organizationId, id: serviceId, name: "p2", state: "stopped" }],
+    services: ids.map((id, i) => ({ organizationId, id, name: `p2-${i}`, state: "stopped" })),
   });
   const client = new ApiClient({
     apiUrl: emulator.url,
@@ -82,123 +55,86 @@ async function sequence(
       maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs * scale,
     },
   });
+  return { emulator, client, organizationId, ids };
+}
+
+/** Starts one service and waits; the requests it sent and how late it returned, from the emulator's log. */
+async function startOne(
+  emulator: Emulator,
+  client: ApiClient,
+  organizationId: string,
+  serviceId: string,
+  transitionMs: number,
+  scale: number,
+): Promise<Run> {
+  emulator.setTransitions({ starting: transitionMs * scale, stopping: transitionMs * scale });
+  const before = emulator.requests.length;
+  await converge(
+    { organizationId, serviceId, desired: "running", timeoutMs: 1_200_000 * scale, waitForState: true },
+    {
+      client,
+      clock: systemClock,
+      log: { info: () => undefined, warn: () => undefined },
+      tuning: scaleTuning(DEFAULT_TUNING, scale),
+    },
+  );
+  const done = Date.now();
+  const log = emulator.requests.slice(before);
+  const patch = log.find((r) => r.method === "PATCH" && r.status === 200);
+  if (!patch) throw new Error("no accepted PATCH in the log");
+  return { requests: log.length, lateSeconds: (done - (patch.at + transitionMs * scale)) / scale / 1000 };
+}
+
+/** The drawn length of each nominal one, for one seed: the same for both rows. */
+const lengthsOf = (seed: number) => {
   const random = mulberry32(seed);
-  const tuning = scaleTuning(DEFAULT_TUNING, scale);
-  const prior = emptySamples();
-  let history = emptySamples();
-  const runs: Run[] = [];
+  return NOMINAL_SECONDS.map((seconds) => seconds * 1000 * (0.75 + 0.5 * random()));
+};
+
+/** One process converging the three services one after another. */
+async function mixed(seed: number, scale: number): Promise<Run[]> {
+  const { emulator, client, organizationId, ids } = await host(scale);
   try {
-    for (let i = 0; i < transitions; i++) {
-      const target: Target = i % 2 === 0 ? "running" : "stopped";
-      const transitionMs = nominalMs * (0.75 + 0.5 * random());
-      runs.push(
-        await measured(emulator, transitionMs, scale, async () => {
-          if (kind === "ours") {
-            const result = await converge(
-              {
-                organizationId,
-                serviceId,
-                desired: target,
-                timeoutMs: 1_200_000 * scale,
-                waitForState: true,
-                history,
-              },
-              {
-                client,
-                clock: systemClock,
-                log: { info: () => undefined, warn: () => undefined },
-                tuning,
-                prior,
-              },
-            );
-            if (result.transition)
-              history = withSample(
-                history,
-                result.transition.direction,
-                result.transition.ms,
-                OWN_HISTORY_LENGTH,
-              );
-          } else {
-            const read = await client.getService(organizationId, serviceId);
-            if (read.service.state === target) return;
-            await client.changeServiceState(
-              organizationId,
-              serviceId,
-              target === "running" ? "start" : "stop",
-            );
-            for (;;) {
-              await sleep(5_000 * scale);
-              if ((await client.getService(organizationId, serviceId)).service.state === target) break;
-            }
-          }
-        }),
-      );
-    }
+    const runs: Run[] = [];
+    const lengths = lengthsOf(seed);
+    for (let i = 0; i < ids.length; i++)
+      runs.push(await startOne(emulator, client, organizationId, ids[i], lengths[i], scale));
     return runs;
   } finally {
     await emulator.close();
   }
 }
 
-/** Seeds shared by both pollers, so they see the same drawn lengths. */
-const seedsOf = (nominalSeconds: number, repeats: number) =>
-  Array.from({ length: repeats }, (_, i) => nominalSeconds * 1000 + i);
-
-async function side(
-  kind: "ours" | "constant",
-  nominalSeconds: number,
-  scale: number,
-  transitions: number,
-  repeats: number,
-) {
+/** Each length in a process of its own. */
+async function alone(seed: number, scale: number): Promise<Run[]> {
+  const lengths = lengthsOf(seed);
   return Promise.all(
-    seedsOf(nominalSeconds, repeats).map((seed) =>
-      sequence(kind, nominalSeconds * 1000, scale, seed, transitions),
-    ),
+    lengths.map(async (transitionMs, i) => {
+      const { emulator, client, organizationId, ids } = await host(scale);
+      try {
+        return await startOne(emulator, client, organizationId, ids[i], transitionMs, scale);
+      } finally {
+        await emulator.close();
+      }
+    }),
   );
 }
 
-function summary(runs: Run[]) {
-  return {
-    requests: spread(runs.map((r) => r.requests)),
-    lateSeconds: spread(runs.map((r) => r.lateSeconds)),
-  };
-}
+const summary = (runs: Run[]) => ({
+  requests: spread(runs.map((r) => r.requests)),
+  lateSeconds: spread(runs.map((r) => r.lateSeconds)),
+});
 
-/**
- * First transitions run alone (one per sequence) at the larger scale: both pollers then behave
- * alike by design, and a finer scale would let event-loop lag on a loaded machine (which
- * stretches a sleep-after-answer poller more than a gridded one) decide the comparison. Later
- * transitions run as sequences of six at scales that keep the run short.
- */
-export async function runP2(repeats: number): Promise<P2Row[]> {
-  const rows: P2Row[] = [];
-  for (const [nominalSeconds, firstScale, laterScale] of [
-    [5, 0.2, 0.2],
-    [60, 0.1, 0.05],
-    [300, 0.1, 0.05],
-  ] as const) {
-    for (const phase of ["first", "later"] as const) {
-      const scale = phase === "first" ? firstScale : laterScale;
-      // The 300 s sequences are shorter (4 transitions), so they can run at 0.05 in time.
-      const perSequence = nominalSeconds === 300 ? 4 : TRANSITIONS;
-      const transitions = phase === "first" ? 1 : perSequence;
-      // As many first transitions as later ones (5 x repeats): a median of 9 of a bimodal
-      // lateness (found by the first poll or the next) flips on one run.
-      const sequences = phase === "first" ? repeats * 5 : Math.ceil((repeats * 5) / (perSequence - 1));
-      const [ours, constant] = await Promise.all([
-        side("ours", nominalSeconds, scale, transitions, sequences),
-        side("constant", nominalSeconds, scale, transitions, sequences),
-      ]);
-      const pick = (runs: Run[][]) => runs.flatMap((r) => (phase === "first" ? r : r.slice(1)));
-      rows.push({
-        nominalSeconds,
-        scale,
-        phase,
-        ours: summary(pick(ours)),
-        constant: summary(pick(constant)),
-      });
-    }
-  }
-  return rows;
+/** `repeats` seeds, each run both ways side by side; a row per length. */
+export async function runP2(repeats: number, scale = 0.1): Promise<P2Row[]> {
+  const seeds = Array.from({ length: repeats }, (_, i) => 1_000 + i);
+  const [aloneRuns, mixedRuns] = await Promise.all([
+    Promise.all(seeds.map((seed) => alone(seed, scale))),
+    Promise.all(seeds.map((seed) => mixed(seed, scale))),
+  ]);
+  return NOMINAL_SECONDS.map((nominalSeconds, i) => ({
+    nominalSeconds,
+    alone: summary(aloneRuns.map((runs) => runs[i])),
+    mixed: summary(mixedRuns.map((runs) => runs[i])),
+  }));
 }

@@ -1,13 +1,14 @@
 /**
- * `npm run bench`: issue 11's benchmark, every block in one run (about 4 minutes), a table on
- * stdout and the same figures in bench/results.json. Ratios and spreads are reported, never
- * asserted: these machines are shared and noisy (the targets are in the table's last column).
- *   P1  per-call overhead on loopback (bench/overhead.ts)
- *   P2  one converge at 5, 60 and 300 s, first and later transitions, vs a constant 5 s poller
+ * `npm run bench`: every block in one run, a table on stdout and the same figures in
+ * bench/results.json. Ratios and spreads are reported, never asserted: these machines are shared
+ * and noisy (the targets are in the table's last column).
+ *   P1  per-call overhead on loopback, a sanity line (bench/overhead.ts)
+ *   P2  waiting for 5, 60 and 300 s transitions: each alone, and one process converging all three
+ *       in a row (mixed history)
  *   P3  50 services in one process, server limit 10 per 10 s, vs the floor
  *   P3b 4 processes x 10 services on one key (real child processes)
  *   P4  serialized provider as installed, host cold start, host peak RSS after 50 services
- * BENCH_REPEATS (P2 sequences per length, default 9) and BENCH_FLEET_SCALE (default 0.1) change the run.
+ * BENCH_REPEATS (P2 runs per row, default 9) and BENCH_FLEET_SCALE (default 0.1) change the run.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,17 +33,20 @@ function table(rows: string[][]): string {
   ].join("\n");
 }
 
-/** Lateness differences below this many wall-clock ms are timer noise, not a result. */
-const RESOLUTION_WALL_MS = 5;
+/** The scale P2 runs at: a 300 s transition takes 30 s. */
+const P2_SCALE = 0.1;
+/**
+ * Lateness differences below this many real-service seconds are timer noise: each poll comes a
+ * few wall-clock ms late on a loaded machine, which shifts where the next ones fall.
+ */
+const P2_RESOLUTION_SECONDS = 1;
 
+/** A mixed history must cost no more requests and arrive no later than the same transition alone. */
 function p2Verdict(row: P2Row): string {
-  const [o, c] = [row.ours, row.constant];
-  const resolution = RESOLUTION_WALL_MS / row.scale / 1000;
-  const fewer = o.requests.median <= c.requests.median;
-  if (row.phase === "first" || row.nominalSeconds === 5) {
-    return fewer && o.lateSeconds.median <= c.lateSeconds.median + resolution ? "met" : "MISSED";
-  }
-  return fewer && o.lateSeconds.median <= c.lateSeconds.median / 2 ? "met" : "MISSED";
+  const { alone, mixed } = row;
+  const noMore = mixed.requests.median <= alone.requests.median;
+  const noLater = mixed.lateSeconds.median <= alone.lateSeconds.median + P2_RESOLUTION_SECONDS;
+  return noMore && noLater ? "met" : "MISSED";
 }
 
 function fleetRow(name: string, r: FleetResult, target: string, met: boolean): string[] {
@@ -63,8 +67,8 @@ async function main() {
   try {
     log("P1 per-call overhead");
     const p1 = await measureOverhead(1500);
-    log("P2 single converges");
-    const p2 = await runP2(REPEATS);
+    log("P2 waiting: alone and mixed history");
+    const p2 = await runP2(REPEATS, P2_SCALE);
     log("P3 50 services, one process");
     const p3 = await runFleet({
       processes: 1,
@@ -86,19 +90,23 @@ async function main() {
     rows.push([
       "P1 provider read / raw undici GET",
       `${p1.ratio.providerRead.toFixed(2)} x (client getService ${p1.ratio.clientGet.toFixed(2)} x; raw ${p1.medianUs.rawGet.toFixed(0)} us)`,
-      "<= 1.15 x",
-      p1.ratio.providerRead <= 1.15 ? "met" : "MISSED",
+      "<= 1.5 x (sanity)",
+      p1.ratio.providerRead <= 1.5 ? "met" : "MISSED",
     ]);
     for (const row of p2) {
-      rows.push([
-        `P2 ${row.nominalSeconds} s, ${row.phase} (n=${row.ours.requests.n}, scale ${row.scale})`,
-        `requests ${formatSpread(row.ours.requests, 0)} vs ${formatSpread(row.constant.requests, 0)}; ` +
-          `late ${formatSpread(row.ours.lateSeconds)} s vs ${formatSpread(row.constant.lateSeconds)} s`,
-        row.phase === "first" || row.nominalSeconds === 5
-          ? `no worse on either (late +-${(RESOLUTION_WALL_MS / row.scale / 1000).toFixed(2)} s)`
-          : "late <= 1/2, requests <=",
-        p2Verdict(row),
-      ]);
+      for (const [name, runs] of [
+        ["alone", row.alone],
+        ["mixed history", row.mixed],
+      ] as const) {
+        rows.push([
+          `P2 ${row.nominalSeconds} s, ${name} (n=${runs.requests.n})`,
+          `requests ${formatSpread(runs.requests, 0)}; late ${formatSpread(runs.lateSeconds)} s`,
+          name === "alone"
+            ? "constant 5 s poller"
+            : `no more requests, no later (+-${P2_RESOLUTION_SECONDS.toFixed(2)} s)`,
+          name === "alone" ? "-" : p2Verdict(row),
+        ]);
+      }
     }
     rows.push(
       fleetRow(
@@ -151,8 +159,8 @@ async function main() {
     writeFileSync(join(__dirname, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
     console.log = silence;
     console.log(
-      `benchmark (P2 scales in bench/p2.ts, fleets at ${FLEET_SCALE} with ${FLEET_TRANSITION_SECONDS} s transitions; ` +
-        `times in real-service seconds; P2 "vs" = this package vs a constant 5 s poller)`,
+      `benchmark (P2 at scale ${P2_SCALE}, fleets at ${FLEET_SCALE} with ${FLEET_TRANSITION_SECONDS} s transitions; ` +
+        `times in real-service seconds; requests per transition include the read before and the command)`,
     );
     console.log(table(rows));
     console.log(`took ${((Date.now() - started) / 1000).toFixed(0)} s; figures in bench/results.json`);

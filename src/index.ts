@@ -11,6 +11,7 @@ export {
   serviceRunStateProvider,
   type ServiceRunStateArgs,
   type EndpointOutput,
+  type LastCommandOutput,
 } from "./resources/serviceRunState";
 export {
   ReversePrivateEndpointDeletion,
@@ -23,7 +24,7 @@ export {
   type GetServiceArgs,
   type GetServiceOutputArgs,
 } from "./resources/getService";
-export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "./provider/serviceRunState";
+export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "./provider/defaults";
 export { KNOWN_STATES, type DesiredState } from "./provider/stateTable";
 
 export {

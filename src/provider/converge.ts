@@ -1,20 +1,14 @@
-import type { ApplyBudget, RequestOptions, ServiceCommand } from "../api/client";
+import type { ApplyBudget, ServiceCommand } from "../api/client";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
-import {
-  doneLikelihood,
-  estimateTransition,
-  nextPollAt,
-  observedDuration,
-  type TransitionEstimate,
-} from "./schedule";
-import { afterRead, mayPredate } from "./lastCommand";
+import { afterRead, mayPredate, type SentCommand } from "./lastCommand";
+import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";
-import { emptySamples, learn, type Direction } from "./transitions";
 import { MIN_POLL_MS } from "./tuning";
 import {
   ConvergeError,
   describeService,
+  seconds,
   type ConvergeDeps,
   type ConvergeRequest,
   type ConvergeResult,
@@ -26,231 +20,259 @@ export * from "./convergeTypes";
 /** What the loop does next: the state table's decision, or wait out a read that may be stale. */
 type Step = Decision | { action: "wait"; reason: "unseen-command" };
 
-/** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${Number((ms / 1000).toFixed(1))}s` : `${Math.round(ms / 1000)}s`;
-}
+/**
+ * Marks a GET as a waiter's poll for the rate budget, which serves it after commands and first
+ * reads. Every poll is as likely to find its service done as any other, so the budget serves
+ * the one that waited longest first.
+ */
+const POLL = Object.freeze({ likelihood: () => 0 });
 
 /**
  * Brings a service to the desired run state: reads it, sends start/stop only when the state
- * table says so, never against a transition in progress, and waits until it is there: guided by
- * how long such a transition took before (see `schedule.ts`), bounded by the deadline, with a
- * last poll just before it, every poll through the rate budget as a poll (after commands and
- * first reads, most-likely-done first).
+ * table says so, never against a transition in progress, then polls a constant interval after
+ * each answer until it is there, with a last poll just before the deadline.
  */
 export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Promise<ConvergeResult> {
-  const { client, clock, log, tuning } = deps;
-  const { organizationId, serviceId, desired } = request;
   if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0) {
     throw new TypeError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
   }
-  const started = clock.now();
-  const deadline = started + request.timeoutMs;
-  // The last poll happens this long before the deadline, so that it can still answer in time.
-  const finalPollReserveMs = Math.min(1_000, request.timeoutMs * 0.05);
-  const commands: ServiceCommand[] = [];
-  const applyBudget: ApplyBudget = { used: 0, max: tuning.maxCommands };
-  let commandMaybeApplied = false; // a PATCH whose answer was lost or unreadable
-  let calls = 0;
-  let service: Service | undefined;
-  const prior = deps.prior ?? emptySamples();
-  const history = request.history ?? emptySamples();
-  // The last command's direction and what was expected of it; the last answer that showed it going on.
-  let direction: Direction | undefined;
-  let estimate: TransitionEstimate | undefined;
-  let lastPendingAt = 0;
-  let lastProgressAt = started;
-  let resent = false;
-  // What the service looked like when the last command was sent, and whether a GET has shown
-  // anything else since (a GET may show the old state for a while after a command).
-  let stateAtCommand: string | undefined;
-  let lastCommandAt = 0;
-  // Stryker disable next-line BooleanLiteral: read only after a command was sent (which resets it) or may have applied (the other disjunct already holds then)
-  let movedSinceCommand = false;
-  let lastDecision: Step | undefined;
-  // The last command that may have been applied, for the outputs: the one recorded before this
-  // converge until it sends its own. And the one recorded before, while a GET may not show it yet
-  // (then the state shown proves nothing: neither satisfied nor a reason for a command).
-  let recorded = request.lastCommand;
-  let unseen = request.lastCommand;
+  return new Convergence(request, deps).run();
+}
 
-  const fail = (kind: ConvergeError["kind"], message: string, cause?: unknown): never => {
-    throw new ConvergeError({
-      kind,
-      message,
-      commandAccepted: commands.length > 0 || commandMaybeApplied,
-      service,
-      lastCommand: recorded,
-      cause,
-    });
-  };
-  const timedOut = (cause?: unknown): never => {
+/** One converge: what it has seen and sent so far, and the steps of its loop. */
+class Convergence {
+  private readonly started: number;
+  private readonly deadline: number;
+  /** The last poll goes this long before the deadline, so that it can still answer in time. */
+  private readonly lastPollAt: number;
+  private readonly commands: ServiceCommand[] = [];
+  private readonly applyBudget: ApplyBudget;
+  private calls = 0;
+  private service: Service | undefined;
+  /** A PATCH whose answer was lost or unreadable: it may have been applied. */
+  private commandMaybeApplied = false;
+  /** The last command that may have been applied, for the outputs: the request's until this converge sends one. */
+  private recorded: SentCommand | undefined;
+  /**
+   * The command recorded before this converge, while a GET may not show it yet: then the state
+   * shown proves nothing, neither satisfied nor a reason for a command.
+   */
+  private unseen: SentCommand | undefined;
+  /** When this converge's last command went, the state it was sent from, and whether GET showed anything else since. */
+  private lastCommandAt = 0;
+  private stateAtCommand: string | undefined;
+  private movedSinceCommand = false;
+  private resent = false;
+  private lastStep: Step | undefined;
+  private lastProgressAt: number;
+
+  constructor(
+    private readonly request: ConvergeRequest,
+    private readonly deps: ConvergeDeps,
+  ) {
+    this.started = deps.clock.now();
+    this.lastProgressAt = this.started;
+    this.deadline = this.started + request.timeoutMs;
+    this.lastPollAt = this.deadline - Math.min(1_000, request.timeoutMs * 0.05);
+    this.applyBudget = { used: 0, max: deps.tuning.maxCommands };
+    this.recorded = request.lastCommand;
+    this.unseen = request.lastCommand;
+  }
+
+  async run(): Promise<ConvergeResult> {
+    let observed = await this.read();
+    for (;;) {
+      this.service = observed;
+      const state = observed.state ?? "";
+      const step = this.nextStep(state);
+      if (step.action === "satisfied") return this.satisfied(observed, step.warning);
+      if (step.action === "fail") return this.fail("terminal", `${this.label()}: ${step.reason}`);
+      if (step.action === "wait" && step.reason === "transition" && !this.request.waitForState)
+        return this.result(observed);
+      const command = this.commandToSend(step, state);
+      const answer = command && (await this.send(command, state));
+      if (answer && !this.request.waitForState) return this.result(answer);
+      // The PATCH answer is a fresh look at the service: it counts as a poll.
+      observed = answer || (await this.poll(state));
+    }
+  }
+
+  /** The state table's decision, unless the state shown may predate the command recorded before. */
+  private nextStep(state: string): Step {
+    const { log, tuning } = this.deps;
+    // The earlier command stops mattering once a GET shows a state it is not sent from, or its
+    // grace period is over.
+    if (!mayPredate(state, this.unseen, this.deps.clock.now(), tuning.commandGraceMs))
+      this.unseen = undefined;
+    const step: Step = this.unseen
+      ? { action: "wait", reason: "unseen-command" }
+      : decide(state, this.request.desired);
+    if (this.unseen && this.lastStep === undefined)
+      log.info(converging.mayPredate(this.label(), state, this.unseen.command));
+    this.lastStep = step;
+    return step;
+  }
+
+  private satisfied(observed: Service, warning: string | undefined): ConvergeResult {
+    const { clock, log } = this.deps;
+    if (warning) log.warn(converging.warning(this.label(), warning));
+    if (this.commands.length)
+      log.info(converging.reached(this.label(), observed.state ?? "", clock.now() - this.started));
+    return this.result(observed);
+  }
+
+  /** The command to send now, if any: the first, one after a lost answer or a flip back, or the one re-send. */
+  private commandToSend(step: Step, state: string): ServiceCommand | undefined {
+    if (step.action !== "start" && step.action !== "stop") return undefined;
+    const canSend = this.applyBudget.used < this.applyBudget.max;
+    const sentNone = this.commands.length === 0;
+    if (sentNone && !this.commandMaybeApplied) return step.action;
+    if (this.movedSinceCommand || sentNone) {
+      // It moved after our command and came back (something else is changing it), or our
+      // first command's answer was lost: send again, within the bound.
+      if (canSend) return step.action;
+      return this.fail(
+        "flapping",
+        `${this.label()} went back to ${state} after ${this.applyBudget.used} commands; something else is ` +
+          `changing its state. Stopping here so as not to fight it.`,
+      );
+    }
+    const sinceMs = this.deps.clock.now() - this.lastCommandAt;
+    if (this.resent || !canSend || sinceMs < this.deps.tuning.commandGraceMs) return undefined;
+    // Nothing moved for a whole grace period: the command may have been lost. Once.
+    this.resent = true;
+    this.deps.log.info(converging.resending(this.label(), state, sinceMs, step.action));
+    return step.action;
+  }
+
+  /** Sends the command; the service as the answer shows it, or undefined after a 409 (a transition GET did not show yet). */
+  private async send(command: ServiceCommand, state: string): Promise<Service | undefined> {
+    const { client, clock, log } = this.deps;
+    const { organizationId, serviceId, desired } = this.request;
+    const options = { deadline: this.deadline, applyBudget: this.applyBudget };
+    try {
+      const answer = await this.call(
+        () => client.changeServiceState(organizationId, serviceId, command, options),
+        command,
+      );
+      this.commands.push(command);
+      log.info(converging.sent(this.label(), command, state, desired));
+      this.stateAtCommand = state;
+      this.lastCommandAt = clock.now();
+      this.recorded = { command, atMs: this.lastCommandAt, seen: false };
+      this.movedSinceCommand = false;
+      return answer.service;
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      log.info(converging.refused(this.label(), command, error.serverMessage));
+      return undefined;
+    }
+  }
+
+  /** Waits for the next poll (or times out when the last one is behind it), then polls. */
+  private async poll(state: string): Promise<Service> {
+    const { clock, log, tuning } = this.deps;
     const now = clock.now();
-    const label = describeService(service ?? {}, serviceId);
-    const sentText = commands.length ? ` after sending ${commands.join(", then ")}` : "";
-    // Stryker disable next-line OptionalChaining: a timeout comes only after a GET showed the service
-    const state = service?.state;
-    const reason = lastDecision?.action === "wait" ? lastDecision.reason : undefined;
-    const unknown =
-      reason === "unknown"
-        ? " (a state this provider does not know)"
-        : reason === "unseen-command"
-          ? ` (or so a GET shows, which may predate the ${unseen!.command} sent ${seconds(now - unseen!.atMs)} before)`
-          : "";
-    return fail(
-      "timeout",
-      `Timed out after ${seconds(now - started)} waiting for ${label} to be ${desired}${sentText}: ` +
-        `it is ${state || "in no reported state"}${unknown}. Raise timeoutSeconds if it needs longer.`,
-      cause,
+    if (now >= this.lastPollAt) return this.timedOut();
+    if (now - this.lastProgressAt >= tuning.progressEveryMs) {
+      this.lastProgressAt = now;
+      log.info(converging.waiting(this.label(), state, this.request.desired, now - this.started));
+    }
+    await clock.sleep(this.waitBeforePoll(state, now));
+    const observed = await this.read(POLL);
+    if ((this.commands.length || this.commandMaybeApplied) && observed.state !== this.stateAtCommand)
+      this.movedSinceCommand = true;
+    return observed;
+  }
+
+  /**
+   * A constant interval after the last answer; sooner when a grace period ends first (a command
+   * that may have been lost, or a read that may predate the earlier command); never past the
+   * last poll's time.
+   */
+  private waitBeforePoll(state: string, now: number): number {
+    const { pollEveryMs, commandGraceMs } = this.deps.tuning;
+    let pollAt = now + pollEveryMs;
+    if (this.commands.length && !this.resent && !this.movedSinceCommand && state === this.stateAtCommand)
+      pollAt = Math.min(pollAt, this.lastCommandAt + commandGraceMs);
+    if (this.unseen) pollAt = Math.min(pollAt, this.unseen.atMs + commandGraceMs);
+    const waitMs = Math.max(MIN_POLL_MS, pollAt - now);
+    return Math.max(0, Math.min(waitMs, this.lastPollAt - now));
+  }
+
+  /** One GET; a poll when `poll` is given, else the first read. */
+  private async read(poll?: typeof POLL): Promise<Service> {
+    const { organizationId, serviceId } = this.request;
+    const options = { deadline: this.deadline, poll };
+    const { service } = await this.call(() =>
+      this.deps.client.getService(organizationId, serviceId, options),
     );
-  };
-  const call = async <T>(what: () => Promise<T>, command?: ServiceCommand): Promise<T> => {
-    calls++;
+    if (this.recorded) this.recorded = afterRead(this.recorded, service.state ?? "");
+    return service;
+  }
+
+  /** A request; its failure as a ConvergeError, noting a command that may have been applied. */
+  private async call<T>(what: () => Promise<T>, command?: ServiceCommand): Promise<T> {
+    this.calls++;
     try {
       return await what();
     } catch (error) {
       if ((error instanceof ApiError || error instanceof ResponseValidationError) && error.possiblyApplied) {
-        commandMaybeApplied = true;
-        if (command) recorded = { command, atMs: clock.now(), seen: false };
+        this.commandMaybeApplied = true;
+        if (command) this.recorded = { command, atMs: this.deps.clock.now(), seen: false };
       }
       if (error instanceof ConflictError) throw error;
       // The deadline ran out inside the client (budget wait or last attempt): a converge timeout.
-      if (error instanceof ApiTimeoutError && clock.now() >= deadline - finalPollReserveMs && service) {
-        return timedOut(error);
+      if (error instanceof ApiTimeoutError && this.deps.clock.now() >= this.lastPollAt && this.service) {
+        return this.timedOut(error);
       }
-      return fail("api", (error as Error).message, error);
+      return this.fail("api", (error as Error).message, error);
     }
-  };
+  }
 
-  const result = (shown: Service): ConvergeResult => ({
-    service: shown,
-    commands,
-    commandsSent: applyBudget.used,
-    calls,
-    ...(recorded && { lastCommand: recorded }),
-  });
-  const look = async (options: RequestOptions): Promise<Service> => {
-    const shown = (await call(() => client.getService(organizationId, serviceId, options))).service;
-    // Stryker disable next-line StringLiteral: any state the table does not know shows the command alike
-    if (recorded) recorded = afterRead(recorded, shown.state ?? "");
-    return shown;
-  };
-  let observed = await look({ deadline });
-  for (;;) {
-    service = observed;
-    // Stryker disable next-line StringLiteral: any state the table does not know means wait; a command is never sent from it
-    const state = observed.state ?? "";
-    const now = clock.now();
-    const label = describeService(observed, serviceId);
-    // The earlier command stops mattering once a GET shows a state it is not sent from, or its
-    // grace period is over.
-    if (!mayPredate(state, unseen, now, tuning.commandGraceMs)) unseen = undefined;
-    const decision: Step = unseen ? { action: "wait", reason: "unseen-command" } : decide(state, desired);
-    // Stryker disable next-line all: decides only whether the log line below is written (log wording, out of the mutation scope)
-    if (unseen && lastDecision === undefined)
-      // Stryker disable next-line all: log wording, out of the mutation scope (stryker.config.mjs)
-      log.info(`${label} shows ${state}, which may predate the ${unseen.command} sent; looking again`);
-    lastDecision = decision;
+  private result(shown: Service): ConvergeResult {
+    return {
+      service: shown,
+      commands: this.commands,
+      commandsSent: this.applyBudget.used,
+      calls: this.calls,
+      ...(this.recorded && { lastCommand: this.recorded }),
+    };
+  }
 
-    if (decision.action === "satisfied") {
-      // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-      if (decision.warning) log.warn(`${label}: ${decision.warning}`);
-      if (commands.length) log.info(`${label} is ${state} (${seconds(now - started)})`);
-      // Stryker restore all
-      const done = result(observed);
-      // One command, seen through to its end: a sample of how long this direction takes.
-      if (direction && commands.length === 1 && !commandMaybeApplied && lastPendingAt >= lastCommandAt) {
-        const ms = observedDuration(lastPendingAt - lastCommandAt, now - lastCommandAt, estimate);
-        learn(prior, direction, ms);
-        done.transition = { direction, ms };
-      }
-      return done;
-    }
-    if (commands.length) lastPendingAt = now;
-    if (decision.action === "fail") return fail("terminal", `${label}: ${decision.reason}`);
+  private label(): string {
+    return describeService(this.service, this.request.serviceId);
+  }
 
-    let command: ServiceCommand | undefined;
-    if (decision.action === "start" || decision.action === "stop") {
-      const canSend = applyBudget.used < applyBudget.max;
-      if (commands.length === 0 && !commandMaybeApplied) command = decision.action;
-      else if (movedSinceCommand || (commands.length === 0 && commandMaybeApplied)) {
-        // It moved after our command and came back (something else is changing it), or our
-        // first command's answer was lost: send again, within the bound.
-        if (!canSend) {
-          return fail(
-            "flapping",
-            `${label} went back to ${state} after ${applyBudget.used} commands; something else is changing ` +
-              `its state. Stopping here so as not to fight it.`,
-          );
-        }
-        command = decision.action;
-      } else if (!resent && canSend && now - lastCommandAt >= tuning.commandGraceMs) {
-        // Nothing moved for a whole grace period: the command may have been lost. Once.
-        resent = true;
-        command = decision.action;
-        // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-        log.info(
-          `${label} still ${state} ${seconds(now - lastCommandAt)} after ${decision.action}; sending it again`,
-        );
-        // Stryker restore all
-      }
-    } else if (!request.waitForState && decision.reason === "transition") {
-      // Already on its way and the caller does not want to wait.
-      return result(observed);
-    }
+  /** Fails as a timeout; only ever called after a GET showed the service. */
+  private timedOut(cause?: unknown): never {
+    const now = this.deps.clock.now();
+    const sent = this.commands.length ? ` after sending ${this.commands.join(", then ")}` : "";
+    const reason = this.lastStep?.action === "wait" ? this.lastStep.reason : undefined;
+    const { command, atMs } = this.unseen ?? {};
+    const note =
+      reason === "unknown"
+        ? " (a state this provider does not know)"
+        : reason === "unseen-command"
+          ? ` (or so a GET shows, which may predate the ${command} sent ${seconds(now - atMs!)} before)`
+          : "";
+    return this.fail(
+      "timeout",
+      `Timed out after ${seconds(now - this.started)} waiting for ${this.label()} to be ${this.request.desired}` +
+        `${sent}: it is ${this.service!.state || "in no reported state"}${note}. ` +
+        `Raise timeoutSeconds if it needs longer.`,
+      cause,
+    );
+  }
 
-    if (command) {
-      const sent = command;
-      try {
-        const answer = await call(
-          () => client.changeServiceState(organizationId, serviceId, sent, { deadline, applyBudget }),
-          sent,
-        );
-        commands.push(sent);
-        // Stryker disable next-line all: log wording, out of the mutation scope (stryker.config.mjs)
-        log.info(`${label}: sent ${sent} (was ${state}); target ${desired}`);
-        stateAtCommand = state;
-        lastCommandAt = clock.now();
-        recorded = { command: sent, atMs: lastCommandAt, seen: false };
-        movedSinceCommand = false;
-        direction = sent;
-        estimate = estimateTransition(history[sent], prior[sent]);
-        if (!request.waitForState) return result(answer.service);
-        // The PATCH answer is a fresh look at the service: it counts as a poll.
-        observed = answer.service;
-        continue;
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-        // A transition GET did not show yet is in progress: wait for it, then act.
-        // Stryker disable next-line all: log wording, out of the mutation scope (stryker.config.mjs)
-        log.info(`${label}: ${sent} refused for now (${error.serverMessage ?? "conflict"}); waiting`);
-      }
-    }
-
-    const afterWait = clock.now();
-    if (afterWait >= deadline - finalPollReserveMs) return timedOut();
-    if (afterWait - lastProgressAt >= tuning.progressEveryMs) {
-      lastProgressAt = afterWait;
-      // Stryker disable next-line all: log wording, out of the mutation scope (stryker.config.mjs)
-      log.info(`${label}: ${state}, target ${desired}, ${seconds(afterWait - started)} elapsed`);
-    }
-
-    // Polls are timed from the last command (with what is known of its length), or from the
-    // start when waiting out a transition nobody here commanded.
-    const reference = commands.length ? lastCommandAt : started;
-    const expected = commands.length ? estimate : undefined;
-    let pollAt = reference + nextPollAt(afterWait - reference, expected, tuning);
-    if (commands.length && !resent && !movedSinceCommand && state === stateAtCommand) {
-      // Still showing the state the command was sent in: look again by the grace period's end.
-      pollAt = Math.min(pollAt, lastCommandAt + tuning.commandGraceMs);
-    }
-    // A read that may be stale: look again by the end of the earlier command's grace period.
-    if (unseen) pollAt = Math.min(pollAt, unseen.atMs + tuning.commandGraceMs);
-    const waitMs = Math.max(MIN_POLL_MS, pollAt - afterWait);
-    await clock.sleep(Math.max(0, Math.min(waitMs, deadline - finalPollReserveMs - afterWait)));
-    const poll = { likelihood: () => doneLikelihood(clock.now() - reference, expected) };
-    observed = await look({ deadline, poll });
-    if ((commands.length || commandMaybeApplied) && observed.state !== stateAtCommand)
-      movedSinceCommand = true;
+  private fail(kind: ConvergeError["kind"], message: string, cause?: unknown): never {
+    throw new ConvergeError({
+      kind,
+      message,
+      commandAccepted: this.commands.length > 0 || this.commandMaybeApplied,
+      service: this.service,
+      lastCommand: this.recorded,
+      cause,
+    });
   }
 }

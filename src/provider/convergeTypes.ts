@@ -7,7 +7,6 @@ import type { ApiClient, ServiceCommand } from "../api/client";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
-import type { Direction, TransitionSamples } from "./transitions";
 import type { ConvergeTuning } from "./tuning";
 
 export interface ProgressLog {
@@ -21,8 +20,6 @@ export interface ConvergeRequest {
   desired: DesiredState;
   timeoutMs: number;
   waitForState: boolean;
-  /** This resource's own earlier transition lengths (from its outputs), ms. */
-  history?: TransitionSamples;
   /**
    * The last command sent to this service before this converge (from its outputs): within the
    * grace period after it, a GET showing a state it was sent from may be stale (`lastCommand.ts`).
@@ -34,12 +31,7 @@ export interface ConvergeDeps {
   client: Pick<ApiClient, "getService" | "changeServiceState">;
   clock: Clock;
   log: ProgressLog;
-  tuning: ConvergeTuning;
-  /**
-   * Transitions watched so far by this process, ms: read when the resource has no history of
-   * its own, and every transition watched here is added. Default: a fresh one for this call.
-   */
-  prior?: TransitionSamples;
+  tuning: Readonly<ConvergeTuning>;
 }
 
 export interface ConvergeResult {
@@ -50,8 +42,6 @@ export interface ConvergeResult {
   commandsSent: number;
   /** Requests sent (GETs and PATCHes, retries not counted). */
   calls: number;
-  /** The length of the transition this converge commanded and saw end, when it saw one. */
-  transition?: { direction: Direction; ms: number };
   /**
    * The last command the server accepted or may have applied, and when: this converge's last, or
    * else the one in the request; `seen` once a GET showed it.
@@ -90,4 +80,9 @@ export class ConvergeError extends Error {
 export function describeService(service: Service | undefined, serviceId: string): string {
   const short = `${serviceId.slice(0, 8)}…`;
   return service?.name ? `service "${service.name}" (${short})` : `service ${short}`;
+}
+
+/** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */
+export function seconds(ms: number): string {
+  return ms < 10_000 ? `${Number((ms / 1000).toFixed(1))}s` : `${Math.round(ms / 1000)}s`;
 }

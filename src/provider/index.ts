@@ -7,9 +7,10 @@
  * refresh run the stored text with whatever version is installed then. So this subpath and the
  * names and signatures exported here are a compatibility contract: add, never rename or remove.
  */
-import { configureFromStack } from "./config";
+import { configureFromStack } from "../config";
 import * as endpointDeletion from "./reversePrivateEndpointDeletion";
 import * as serviceRunState from "./serviceRunState";
+import * as serviceRunStateInputs from "./serviceRunStateInputs";
 import { remove as serviceRunStateRemove } from "./serviceRunStateDestroy";
 import { read as serviceRunStateRefresh } from "./serviceRunStateRead";
 
@@ -22,10 +23,10 @@ export function configure(request: { config: { get(key: string): unknown } }): P
 }
 
 export function serviceRunStateCheck(olds: Props, news: Props) {
-  return serviceRunState.check(olds, news);
+  return serviceRunStateInputs.check(olds, news);
 }
 export function serviceRunStateDiff(id: string, olds: Props, news: Props) {
-  return serviceRunState.diff(id, olds, news);
+  return serviceRunStateInputs.diff(id, olds, news);
 }
 export function serviceRunStateCreate(inputs: Props) {
   return serviceRunState.create(inputs);

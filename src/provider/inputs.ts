@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isEndpointId, isUuid } from "../api/guards";
+import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
 /** The engine's placeholder for a value not known yet (preview): never rejected. */
 export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -22,9 +23,6 @@ export function endpointIdField() {
     error: "reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ -",
   });
 }
-
-/** Longest wait any timeout input may ask for, in seconds: 86400 (a day). */
-export const MAX_TIMEOUT_SECONDS = 24 * 3600;
 
 /** A finite, positive number of seconds, at most a day: never NaN, never a tight loop or a year. */
 export function timeoutField(name: string) {

@@ -1,7 +1,8 @@
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
 import { once } from "../api/once";
-import { defaultOrganizationId } from "./config";
-import { consoleLog, deadlineAfter, providerContext, readDeadline } from "./context";
+import { defaultOrganizationId } from "../config";
+import { deadlineAfter, providerContext, readDeadline } from "./context";
+import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
 import {
   checkInputs,
   endpointIdField,
@@ -14,11 +15,9 @@ import {
   type FieldSchemas,
 } from "./inputs";
 import { isGone } from "./outcomes";
+import { consoleLog, destroying, refreshing } from "./progress";
 
 /** The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
-
-/** How long destroy may spend deleting the endpoint (retries and rate-limit waits included). */
-export const DEFAULT_DELETE_TIMEOUT_SECONDS = 300;
 
 export interface EndpointDeletionInputs {
   organizationId: string;
@@ -81,11 +80,9 @@ function idOf(inputs: EndpointDeletionInputs): string {
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props): Promise<{ id: string; outs: EndpointDeletionInputs }> {
   const inputs = inputsOf(props, "create");
-  const context = providerContext();
+  const { client } = providerContext();
   try {
-    await context.client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(context),
-    });
+    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline() });
   } catch (error) {
     if (isGone(error, ["service"])) {
       throw new Error(
@@ -117,20 +114,13 @@ export async function update(
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const inputs = inputsOf(props, "read", pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
-  const context = providerContext();
+  const { client } = providerContext();
   try {
-    await context.client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(context),
-    });
+    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline() });
     return { id, props: { ...props, timeoutSeconds: inputs.timeoutSeconds } };
   } catch (error) {
     if (isGone(error, ["service"])) {
-      // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-      consoleLog.info(
-        `service ${inputs.serviceId} no longer exists; removing the deletion of endpoint ` +
-          `${inputs.reversePrivateEndpointId} from the stack`,
-      );
-      // Stryker restore all
+      consoleLog.info(refreshing.endpointServiceGone(inputs.serviceId, inputs.reversePrivateEndpointId));
       return { id: "", props: {} };
     }
     throw error;
@@ -153,20 +143,11 @@ export async function remove(_id: string, props: Props): Promise<void> {
       inputs.reversePrivateEndpointId,
       { deadline: deadlineAfter(inputs.timeoutSeconds) },
     );
-    // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-    consoleLog.info(
-      `deleted reverse private endpoint ${inputs.reversePrivateEndpointId} of service ${inputs.serviceId}` +
-        `${requestId ? ` (requestId ${requestId})` : ""}`,
-    );
-    // Stryker restore all
+    consoleLog.info(destroying.endpointDeleted(inputs.reversePrivateEndpointId, inputs.serviceId, requestId));
   } catch (error) {
     if (isGone(error, ["service", "endpoint"])) {
-      // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-      consoleLog.info(
-        `reverse private endpoint ${inputs.reversePrivateEndpointId} of service ${inputs.serviceId} ` +
-          `was already gone; nothing to delete (${(error as Error).message})`,
-      );
-      // Stryker restore all
+      const why = (error as Error).message;
+      consoleLog.info(destroying.endpointAlreadyGone(inputs.reversePrivateEndpointId, inputs.serviceId, why));
       return;
     }
     throw new Error(

@@ -1,10 +1,12 @@
+import { defaultOrganizationId } from "../config";
 import { converge, ConvergeError, describeService } from "./converge";
-import { defaultOrganizationId } from "./config";
-import { consoleLog, providerContext } from "./context";
-import { lastCommandFromOutputs } from "./lastCommand";
+import { providerContext } from "./context";
+import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import { pickFields, requireValid } from "./inputs";
+import { lastCommandFromOutputs } from "./lastCommand";
 import { isGone } from "./outcomes";
-import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS, fieldSchemas, ID_FIELDS } from "./serviceRunState";
+import { consoleLog, destroying } from "./progress";
+import { fieldSchemas, ID_FIELDS } from "./serviceRunStateInputs";
 
 /** Destroy of ServiceRunState: leave the service as it is, or stop it (`onDestroy: "stop"`). */
 
@@ -25,17 +27,11 @@ export async function remove(_id: string, props: Props): Promise<void> {
   const serviceId = String(props.serviceId);
   const label = describeService({ name: props.serviceName as string | undefined }, serviceId);
   if (props.onDestroy !== "stop") {
-    if (props.onDestroy !== undefined && props.onDestroy !== DEFAULT_ON_DESTROY) {
-      consoleLog.warn(
-        `${label}: onDestroy ${JSON.stringify(props.onDestroy)} in the state is neither "leave" nor "stop"; ` +
-          `nothing is stopped`,
-      );
-    }
+    if (props.onDestroy !== undefined && props.onDestroy !== DEFAULT_ON_DESTROY)
+      consoleLog.warn(destroying.unknownOnDestroy(label, props.onDestroy));
     const observed =
       typeof props.observedState === "string" && props.observedState ? props.observedState : "as it was";
-    consoleLog.info(
-      `${label}: ServiceRunState removed from the stack; the service is left ${observed} (no API call)`,
-    );
+    consoleLog.info(destroying.left(label, observed));
     return;
   }
 
@@ -63,21 +59,17 @@ export async function remove(_id: string, props: Props): Promise<void> {
       context,
     );
     consoleLog.info(
-      `${describeService(result.service, serviceId)}: ${result.commands.length ? "stopped" : "already stopped"} ` +
-        `on destroy (onDestroy: "stop"); ServiceRunState removed from the stack`,
+      destroying.stopped(describeService(result.service, serviceId), result.commands.length > 0),
     );
   } catch (error) {
     if (error instanceof ConvergeError && error.kind === "api" && isGone(error.cause, ["service"])) {
-      consoleLog.info(`${label} no longer exists; nothing to stop, ServiceRunState removed from the stack`);
+      consoleLog.info(destroying.serviceGone(label));
       return;
     }
     if (error instanceof ConvergeError && error.kind === "terminal") {
-      // No command can stop it (terminated, being deleted, failed): keeping the resource would
+      // The state table decided on a service it saw: `error.service` is set. No command can stop it (terminated, being deleted, failed): keeping the resource would
       // only block destroy for good.
-      consoleLog.warn(
-        // Stryker disable next-line OptionalChaining: a terminal failure always carries the service it saw (the state table decided on it)
-        `${label} is ${error.service?.state ?? "gone"}: nothing to stop; ServiceRunState removed from the stack`,
-      );
+      consoleLog.warn(destroying.terminal(label, error.service!.state));
       return;
     }
     throw new Error(

@@ -1,42 +1,39 @@
 import { isUuid } from "../api/guards";
-import { defaultOrganizationId } from "./config";
-import { consoleLog, providerContext, readDeadline } from "./context";
+import { defaultOrganizationId } from "../config";
+import { providerContext, readDeadline } from "./context";
 import { describeService } from "./convergeTypes";
 import { pickFields, requireValid } from "./inputs";
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone } from "./outcomes";
-import { fieldSchemas, ID_FIELDS, outputsOf, withDefaults } from "./serviceRunState";
+import { outputsOf } from "./outputs";
+import { consoleLog, refreshing } from "./progress";
+import { fieldSchemas, ID_FIELDS, withDefaults } from "./serviceRunStateInputs";
 import { satisfies, targetOf } from "./stateTable";
-import { samplesFromOutputs } from "./transitions";
 
 /** Read (`pulumi refresh`) of ServiceRunState: one GET; a service that no longer exists drops the resource. */
 
 type Props = Record<string, unknown>;
 
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  // Object.assign, not a spread followed by properties: see outputsOf.
-  const withIds = Object.assign({}, props, {
+  const withIds = {
+    ...props,
     serviceId: props.serviceId ?? id,
     organizationId: props.organizationId ?? defaultOrganizationId(),
-  });
+  };
   // Read acts on the ids only; the options it carries over are checked where they are used.
-  // Both ids are uuids (the test of the field rules, `uuidField`): the rules would pass them,
-  // so they run only to name what is wrong. A refresh reads every resource of the stack.
+  // The rules run only to name what is wrong: a refresh reads every resource of the stack.
   if (!isUuid(withIds.organizationId) || !isUuid(withIds.serviceId))
     requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
   const inputs = withDefaults(withIds);
-  const context = providerContext();
-  const { client, clock, tuning } = context;
+  const { client, clock, tuning } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock.now());
   try {
     const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(context),
+      deadline: readDeadline(),
     });
-    // Stryker disable next-line StringLiteral: any state the table does not know shows the command alike, and never predates it
     const shown = service.state ?? "";
-    // What was learned of its transitions, and the last command, stay: a refresh observes.
-    const last = previous && afterRead(previous, shown);
-    const outputs = outputsOf(inputs, service, samplesFromOutputs(props.transitionSeconds), last);
+    // The last command stays: a refresh observes.
+    const outputs = outputsOf(inputs, service, previous && afterRead(previous, shown));
     const kept = props.observedState;
     if (
       previous !== undefined &&
@@ -49,24 +46,16 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
       // the command yet: perhaps a read from before it. The state recorded since (the PATCH's
       // answer, say `starting`) is kept; it does not satisfy the command's target, so the next
       // `pulumi up` looks again, under the same rule.
-      // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
+      const label = describeService(service, inputs.serviceId);
       consoleLog.info(
-        `${describeService(service, inputs.serviceId)} shows ${shown}, which may predate the ` +
-          `${previous.command} sent at ${outputs.lastCommand.sentAt}; keeping ${kept}`,
+        refreshing.keptAfterStaleRead(label, shown, previous.command, outputs.lastCommand.sentAt, kept),
       );
-      // Stryker restore all
       outputs.observedState = kept;
     }
     return { id, props: { ...outputs } };
   } catch (error) {
-    if (isGone(error, ["service"])) {
-      // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-      consoleLog.info(
-        `service ${inputs.serviceId} no longer exists; removing its ServiceRunState from the stack`,
-      );
-      // Stryker restore all
-      return { id: "", props: {} };
-    }
-    throw error;
+    if (!isGone(error, ["service"])) throw error;
+    consoleLog.info(refreshing.serviceGone(inputs.serviceId));
+    return { id: "", props: {} };
   }
 }

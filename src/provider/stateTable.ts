@@ -24,14 +24,14 @@ const GOING_UP = ["starting", "awaking", "provisioning", "partially_running"];
 const TERMINAL = ["terminating", "terminated", "failed", "softdeleting", "softdeleted"];
 
 /** Every state the table names; anything else is an unknown state (the API adds states). */
-export const KNOWN_STATES: readonly string[] = [
+export const KNOWN_STATES: readonly string[] = Object.freeze([
   ...SETTLED_RUNNING,
   "degraded",
   "stopped",
   ...GOING_UP,
   "stopping",
   ...TERMINAL,
-];
+]);
 
 export function decide(observedState: string, desired: DesiredState): Decision {
   if (TERMINAL.includes(observedState)) {
@@ -78,6 +78,6 @@ export function targetOf(command: "start" | "stop"): DesiredState {
 
 /** Whether an observed state already satisfies the desired one (diff uses it: no API call). */
 export function satisfies(observedState: string | undefined, desired: DesiredState): boolean {
-  // Stryker disable next-line ConditionalExpression: no state at all is an unknown state, which satisfies nothing anyway (the guard is for the types): equivalent
-  return observedState !== undefined && decide(observedState, desired).action === "satisfied";
+  // No state at all is an unknown state: it satisfies nothing.
+  return decide(observedState ?? "", desired).action === "satisfied";
 }

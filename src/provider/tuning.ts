@@ -1,11 +1,11 @@
 /*
- * The converger's waiting and re-sending knobs, in a file of their own so that converge.ts holds
- * the loop and little else (it re-exports them for its callers).
+ * The converger's waiting and re-sending knobs. Defaults are for the real service; the tests and
+ * the demo scale every wait down with DBCLOUD_TIME_SCALE.
  */
-import { DEFAULT_SCHEDULE, type ScheduleTuning } from "./schedule";
 
-/** Waiting and re-sending knobs. Defaults are for the real service; tests scale them down. */
-export interface ConvergeTuning extends ScheduleTuning {
+export interface ConvergeTuning {
+  /** After each answer, the next poll this much later: a constant poller. */
+  pollEveryMs: number;
   /** After a command, how long GET may keep showing the old state before the command is re-sent (once). */
   commandGraceMs: number;
   /** At most one progress line this often. */
@@ -21,18 +21,19 @@ export interface ConvergeTuning extends ScheduleTuning {
 /** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */
 export const MIN_POLL_MS = 10;
 
-export const DEFAULT_TUNING: ConvergeTuning = {
-  ...DEFAULT_SCHEDULE,
+export const DEFAULT_TUNING: Readonly<ConvergeTuning> = Object.freeze({
+  pollEveryMs: 5_000,
   commandGraceMs: 30_000,
   progressEveryMs: 30_000,
   maxCommands: 3,
-};
+});
 
 /** The tuning with every wait multiplied by `scale` (DBCLOUD_TIME_SCALE); the command bound stays. */
-export function scaleTuning(tuning: ConvergeTuning, scale: number): ConvergeTuning {
-  const scaled = { ...tuning };
-  for (const key of Object.keys(scaled) as (keyof ConvergeTuning)[]) {
-    if (key.endsWith("Ms")) scaled[key] = tuning[key] * scale;
-  }
-  return scaled;
+export function scaleTuning(tuning: Readonly<ConvergeTuning>, scale: number): ConvergeTuning {
+  return {
+    pollEveryMs: tuning.pollEveryMs * scale,
+    commandGraceMs: tuning.commandGraceMs * scale,
+    progressEveryMs: tuning.progressEveryMs * scale,
+    maxCommands: tuning.maxCommands,
+  };
 }

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Service } from "../api/schemas";
-import { resolveConfig } from "../provider/config";
-import { apiClientFor } from "../provider/context";
+import { apiClientFor, resolveConfig } from "../config";
+import { programStackConfig } from "./programDefaults";
 
 /*
  * `getService` / `getServiceOutput`: the read operation as a Pulumi function. It runs in the
@@ -40,12 +40,6 @@ export function holdsSecret(value: unknown, name = ""): boolean {
     return Object.entries(value as Record<string, unknown>).some(([key, item]) => holdsSecret(item, key));
   }
   return SECRET_SERVICE_FIELDS.includes(name) || CREDENTIAL_NAME.test(name);
-}
-
-/** The program's `dbcloud:*` stack config, by full key (`dbcloud:apiUrl`). */
-function programStackConfig(key: string): string | undefined {
-  const [namespace, name] = key.split(":");
-  return new pulumi.Config(namespace).get(name);
 }
 
 /**

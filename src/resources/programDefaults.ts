@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { readSetting } from "../config";
 
 /**
  * Defaults resolved in the Pulumi program (not in the provider): the organization from stack
@@ -6,9 +7,14 @@ import * as pulumi from "@pulumi/pulumi";
  * host never sees resource options.
  */
 
+/** The program's `dbcloud:*` stack config, by full key (`dbcloud:apiUrl`). */
+export function programStackConfig(key: string): string | undefined {
+  const [namespace, name] = key.split(":");
+  return new pulumi.Config(namespace).get(name);
+}
+
 export function programOrganizationId(resourceType: string, name: string): string {
-  const fromConfig = new pulumi.Config("dbcloud").get("organizationId");
-  const value = fromConfig || process.env.DBCLOUD_ORGANIZATION_ID;
+  const value = readSetting("organizationId", programStackConfig, process.env);
   if (!value) {
     throw new Error(
       `${resourceType} "${name}": organizationId is not set. Pass it as an argument, or set stack config ` +

@@ -1,17 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
-import type { EndpointOutput } from "../provider/serviceRunState";
 import type { LastCommandOutput } from "../provider/lastCommand";
-import type { TransitionSeconds } from "../provider/transitions";
+import type { EndpointOutput } from "../provider/outputs";
 import {
   deleteTimeoutFromCustomTimeouts,
   programOrganizationId,
   timeoutFromCustomTimeouts,
 } from "./programDefaults";
 
-export type { EndpointOutput } from "../provider/serviceRunState";
-export type { TransitionSeconds } from "../provider/transitions";
 export type { LastCommandOutput } from "../provider/lastCommand";
+export type { EndpointOutput } from "../provider/outputs";
 
 /**
  * The implementation, loaded by package name when a provider method runs. Kept in this file on
@@ -91,8 +89,6 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
   declare public readonly databaseVersion: pulumi.Output<string>;
   /** The service's endpoints (protocol, host, port, username), as the API showed them last. */
   declare public readonly endpoints: pulumi.Output<EndpointOutput[]>;
-  /** How long the service's last few starts and stops took, in seconds: what the next converge expects. */
-  declare public readonly transitionSeconds: pulumi.Output<TransitionSeconds>;
   /**
    * The last start or stop this resource sent, when, and whether a GET has shown it since
    * (`{ command: "", sentAt: "", seen: false }` if none). For a while after a command the API may
@@ -124,7 +120,6 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
         serviceName: undefined,
         databaseVersion: undefined,
         endpoints: undefined,
-        transitionSeconds: undefined,
         lastCommand: undefined,
       },
       opts,

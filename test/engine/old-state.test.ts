@@ -62,7 +62,7 @@ const ENDPOINT_DELETION_OUTPUTS = ["__provider", "organizationId", "reversePriva
  * name is kept, and the current outputs are exactly 0.1.0's plus these.
  */
 const ADDED_SINCE_0_1_0: Record<string, string[]> = {
-  ServiceRunState: ["lastCommand", "onDestroy", "transitionSeconds"],
+  ServiceRunState: ["lastCommand", "onDestroy"],
   ReversePrivateEndpointDeletion: ["timeoutSeconds"],
 };
 const currentNames = (e: { type: string; outputs: Record<string, unknown> }) =>
@@ -178,6 +178,18 @@ new ReversePrivateEndpointDeletion("pipes", { serviceId: "${serviceId(pipes)}", 
     emulator.setState(serviceId(analytics), "stopped");
     const { properties } = await host.read(analytics.id, analytics.urn, analytics.outputs);
     assert.equal(properties.observedState, "stopped", "drift seen through the old provider text");
+  });
+
+  it("outputs an unreleased version wrote and this one does not (transitionSeconds) are dropped on read and update", async () => {
+    servicesAs("running", "running");
+    const outputs = { ...analytics.outputs, transitionSeconds: { start: [61.2], stop: [4.1] } };
+    const read = await host.read(analytics.id, analytics.urn, outputs);
+    assert.deepEqual(Object.keys(read.properties).sort(), currentNames(analytics));
+    emulator.setState(serviceId(analytics), "stopped");
+    const stopped = { ...outputs, observedState: "stopped" };
+    const { properties } = await host.update(analytics.id, analytics.urn, stopped, inputsNow("analytics"));
+    assert.equal(properties.observedState, "running");
+    assert.deepEqual(Object.keys(properties).sort(), currentNames(analytics));
   });
 
   it("diff of 0.1.0 outputs against the upgraded program's inputs, and against the stored inputs", async () => {

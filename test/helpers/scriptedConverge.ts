@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { RequestOptions, ServiceCommand } from "../../src/api/client";
+import type { ApiClient, ServiceCommand } from "../../src/api/client";
 import { ConflictError } from "../../src/api/errors";
 import {
   ConvergeError,
@@ -18,6 +18,9 @@ import { virtualClock } from "./virtualClock";
 export const ORG = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
 export const ID = "4a3b2c1d-0e9f-4a8b-8c7d-6e5f4a3b2c1d";
 
+/** The per-call options the converger hands the client (a deadline, and its command bound or poll mark). */
+export type ConvergeCallOptions = Parameters<ApiClient["changeServiceState"]>[3];
+
 /** A state (of a service named "analytics"), the service's fields, or an error to throw. */
 export type Answer = string | Error | { name?: string; state?: string };
 
@@ -35,7 +38,7 @@ export function scripted(gets: Answer[], patches: Answer[] = [], tuning: Partial
     return { service, requestId: "r" };
   };
   const client = {
-    async getService(_org?: string, _id?: string, _options?: RequestOptions) {
+    async getService(_org?: string, _id?: string, _options?: ConvergeCallOptions) {
       calls.push("GET");
       return answer(gets.length > 1 ? gets.shift() : gets[0]);
     },
@@ -45,7 +48,7 @@ export function scripted(gets: Answer[], patches: Answer[] = [], tuning: Partial
       _org: string,
       _id: string,
       command: ServiceCommand,
-      options: RequestOptions = {},
+      options: ConvergeCallOptions = {},
     ) {
       const bound = options.applyBudget;
       if (bound && bound.used >= bound.max) throw new Error("client refused: command bound spent");

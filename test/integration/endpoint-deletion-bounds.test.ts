@@ -9,7 +9,8 @@ import { configureProvider, providerConfig } from "../helpers/providerConfig";
 /*
  * ReversePrivateEndpointDeletion over real HTTP, against a server answering as each test says:
  * how long create's read, refresh and destroy may take, which answers count as the service
- * missing, what each entry point refuses to act on, and that retries show in the output.
+ * missing, what each entry point returns or throws for each answer and refuses to act on, and
+ * that retries show in the output.
  */
 
 type Props = Record<string, unknown>;
@@ -179,5 +180,81 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
       { outs: { ...props(), timeoutSeconds: 60 } },
     );
     assert.equal(server!.requests.length, 0);
+  });
+});
+
+describe("ReversePrivateEndpointDeletion, answer by answer", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  const original = console.log;
+  afterEach(async () => {
+    console.log = original;
+    await server?.close();
+  });
+
+  async function serve(status: number, body: unknown) {
+    server = await startHostileServer((_req, res) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    });
+    await configureProviderFor(server, { organizationId: ORG });
+    console.log = () => undefined;
+  }
+  const serviceWith = (result: Props) => ({ status: 200, requestId: "r-1", result: { id: SVC, ...result } });
+  const error = (status: number, message: string) => ({ status, error: message, requestId: "r-err" });
+
+  const endpointProps = { organizationId: ORG, serviceId: SVC, reversePrivateEndpointId: "rpe-1" };
+
+  it("endpoint create: a service not found fails naming both ids; a refused key names the settings", async () => {
+    await serve(400, error(400, "Service not found"));
+    await assert.rejects(provider.reversePrivateEndpointDeletionCreate(endpointProps), {
+      message:
+        `Service ${SVC} was not found in organization ${ORG}: check serviceId and organizationId. ` +
+        `(400 Service not found (GET /v1/organizations/${ORG}/services/${SVC}, requestId r-err))`,
+    });
+    await server!.close();
+    await serve(403, error(403, "forbidden"));
+    await assert.rejects(
+      provider.reversePrivateEndpointDeletionCreate(endpointProps),
+      /^Error: The API key was refused while reading service .*dbcloud:apiKeyId .*\(403 forbidden/,
+    );
+    await server!.close();
+    await serve(422, error(422, "odd"));
+    await assert.rejects(
+      provider.reversePrivateEndpointDeletionCreate(endpointProps),
+      /^UnprocessableError: 422 odd/,
+    );
+  });
+
+  it("endpoint create records the three ids and the default timeout", async () => {
+    await serve(200, serviceWith({ state: "running" }));
+    assert.deepEqual(await provider.reversePrivateEndpointDeletionCreate(endpointProps), {
+      id: `${ORG}/${SVC}/rpe-1`,
+      outs: { ...endpointProps, timeoutSeconds: 300 },
+    });
+  });
+
+  it("endpoint read: unchanged while the service exists; a 400 about the endpoint is not the service gone", async () => {
+    await serve(200, serviceWith({ state: "running" }));
+    assert.deepEqual(await provider.reversePrivateEndpointDeletionRead("id-1", endpointProps), {
+      id: "id-1",
+      props: { ...endpointProps, timeoutSeconds: 300 },
+    });
+    await server!.close();
+    await serve(400, error(400, "Endpoint not found"));
+    await assert.rejects(
+      provider.reversePrivateEndpointDeletionRead("id-1", endpointProps),
+      /400 Endpoint not found/,
+    );
+  });
+
+  it("endpoint delete fails with the server's answer as its cause", async () => {
+    await serve(409, error(409, "busy"));
+    const failure = await provider.reversePrivateEndpointDeletionDelete("x", endpointProps).then(
+      () => assert.fail("expected a failure"),
+      (e: Error) => e,
+    );
+    assert.match(failure.message, /^Deleting reverse private endpoint rpe-1 of service .* failed: 409 busy/);
+    assert.equal((failure.cause as { status?: number }).status, 409);
   });
 });

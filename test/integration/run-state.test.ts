@@ -119,53 +119,27 @@ describe("ServiceRunState against the emulator", function () {
     });
   });
 
-  it("keeps how long each transition took in transitionSeconds, carries it through update and refresh, and uses it", async () => {
+  it("state that holds transitionSeconds (written by an earlier version) shows no diff, and each write drops it", async () => {
     const id = seed("running");
-    const created = await provider.serviceRunStateCreate(await checked({ serviceId: id, state: "stopped" }));
-    const { stop, start } = created.outs.transitionSeconds;
-    assert.deepEqual(start, []);
-    assert.equal(stop.length, 1);
-    // The emulator stops in 150 ms; polls 5 s x 0.02 apart see it within one interval.
-    assert.ok(stop[0] > 0.05 && stop[0] <= 0.4, `stop took ${stop[0]} s`);
     const news = await checked({ serviceId: id, state: "running" });
-    const updated = await provider.serviceRunStateUpdate(id, created.outs as unknown as Props, news);
-    assert.deepEqual(updated.outs.transitionSeconds.stop, stop, "kept");
-    assert.equal(updated.outs.transitionSeconds.start.length, 1);
-    const read = await provider.serviceRunStateRead(id, updated.outs as unknown as Props);
-    assert.deepEqual(
-      read.props.transitionSeconds,
-      updated.outs.transitionSeconds,
-      "a refresh forgets nothing",
-    );
-    // The next stop is timed by what the first one took, and records a second sample.
-    const again = await provider.serviceRunStateUpdate(
-      id,
-      updated.outs as unknown as Props,
-      await checked({ serviceId: id, state: "stopped" }),
-    );
-    assert.equal(again.outs.observedState, "stopped");
-    assert.equal(again.outs.transitionSeconds.stop.length, 2);
-  });
-
-  it("state written before transitionSeconds existed (or with garbage in it) still converges", async () => {
-    const id = seed("stopped");
-    const olds = {
-      organizationId: fixture.organizationId,
-      serviceId: id,
-      state: "stopped",
-      observedState: "stopped",
-    };
-    for (const transitionSeconds of [undefined, "garbage", { start: ["x", -1], stop: null }]) {
-      const news = await checked({
-        serviceId: id,
-        state: fixture.emulator.service(id)?.state === "running" ? "stopped" : "running",
-      });
-      const { outs } = await provider.serviceRunStateUpdate(id, { ...olds, transitionSeconds }, news);
-      assert.equal(outs.observedState, news.state);
-      assert.ok(Array.isArray(outs.transitionSeconds.start) && Array.isArray(outs.transitionSeconds.stop));
-      olds.observedState = outs.observedState;
-      olds.state = outs.state;
+    for (const transitionSeconds of [
+      { start: [1.2], stop: [0.8] },
+      "garbage",
+      { start: ["x", -1], stop: null },
+    ]) {
+      const olds = { ...news, observedState: "running", transitionSeconds };
+      const diff = await provider.serviceRunStateDiff(id, olds, news);
+      assert.equal(diff.changes, false, JSON.stringify(transitionSeconds));
+      const read = await provider.serviceRunStateRead(id, olds);
+      assert.equal(read.props.observedState, "running");
+      assert.equal("transitionSeconds" in read.props, false, "refresh drops it");
+      const options = await provider.serviceRunStateUpdate(id, olds, { ...news, timeoutSeconds: 60 });
+      assert.equal("transitionSeconds" in options.outs, false, "an update without an API call drops it");
     }
+    const olds = { ...news, observedState: "running", transitionSeconds: { start: [1.2], stop: [] } };
+    const stopped = await provider.serviceRunStateUpdate(id, olds, { ...news, state: "stopped" });
+    assert.equal(stopped.outs.observedState, "stopped");
+    assert.equal("transitionSeconds" in stopped.outs, false, "a converge drops it");
   });
 
   it("stop, then start, in sequence through update", async () => {

@@ -4,7 +4,7 @@ import { inspect } from "node:util";
 import { ApiClient } from "../../src/api/client";
 import { basicAuthorization } from "../../src/api/redact";
 import * as provider from "../../src/provider";
-import { resolveConfig } from "../../src/provider/config";
+import { resolveConfig } from "../../src/config";
 import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
 import { leakForms } from "../helpers/leakForms";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
-import { resolveConfig } from "../../src/provider/config";
+import { resolveConfig } from "../../src/config";
 import { ApiClient } from "../../src/api/client";
 import { type Clock } from "../../src/api/clock";
 import {

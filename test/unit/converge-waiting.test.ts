@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
-import { type RequestOptions } from "../../src/api/client";
 import { ConflictError } from "../../src/api/errors";
-import type { PollHint } from "../../src/api/rateBudget";
 import { converge, DEFAULT_TUNING } from "../../src/provider/converge";
-import { densePlan, estimateTransition } from "../../src/provider/schedule";
-import { convergeError, request, scripted } from "../helpers/scriptedConverge";
+import { convergeError, request, scripted, type ConvergeCallOptions } from "../helpers/scriptedConverge";
 
 /*
  * The converger against a scripted API and a virtual clock: nothing really waits, and each
@@ -21,116 +18,70 @@ const conflict = () =>
   });
 
 describe("converge: waiting and commands", () => {
-  it("starts a stopped service once and, knowing nothing of its length, polls every 5 s like a constant poller", async () => {
+  it("starts a stopped service once, then polls 5 s after each answer until it is running", async () => {
     const s = scripted(["stopped", ...Array(12).fill("starting"), "running"], ["starting"]);
     const result = await converge(request(), s.deps);
     assert.equal(result.service.state, "running");
     assert.deepEqual(result.commands, ["start"]);
     assert.deepEqual(s.calls.slice(0, 2), ["GET", "PATCH start"]);
     assert.equal(s.calls.filter((c) => c.startsWith("PATCH")).length, 1);
-    assert.equal(s.sleeps.length, 13);
-    for (const sleep of s.sleeps) assert.equal(sleep, DEFAULT_TUNING.defaultPollMs);
+    assert.deepEqual(s.sleeps, Array(13).fill(DEFAULT_TUNING.pollEveryMs));
   });
 
-  it("with its own history, sleeps through most of the expected length, polls densely around the end, then backs off", async () => {
-    const s = scripted(["stopped", ...Array(40).fill("starting"), "running"], ["starting"]);
-    const history = { start: [60_000, 60_000, 60_000], stop: [] };
-    const result = await converge(request({ history }), s.deps);
-    assert.equal(result.service.state, "running");
-    const estimate = estimateTransition(history.start)!;
-    assert.deepEqual(estimate, { lowMs: 48_000, highMs: 72_000 });
-    const plan = densePlan(estimate, DEFAULT_TUNING);
-    // One long sleep to the first dense poll, well into the window.
-    assert.equal(s.sleeps[0], plan.firstMs);
-    assert.ok(plan.firstMs > estimate.lowMs && plan.firstMs < 60_000, `first poll at ${plan.firstMs}`);
-    // Then evenly spaced polls, at most densePollMaxMs apart, until the window's end.
-    const dense = s.sleeps
-      .slice(1)
-      .filter((_, i) => plan.firstMs + (i + 1) * plan.everyMs <= estimate.highMs);
-    assert.ok(dense.length >= 5);
-    for (const sleep of dense)
-      assert.ok(Math.abs(sleep - plan.everyMs) < 1e-6, `${sleep} vs ${plan.everyMs}`);
-    assert.ok(plan.everyMs <= DEFAULT_TUNING.densePollMaxMs);
-    // Late: the intervals grow, never past maxPollMs.
-    const late = s.sleeps.slice(1 + dense.length);
-    assert.ok(late.length >= 3);
-    for (let i = 1; i < late.length; i++) assert.ok(late[i] >= late[i - 1] - 1e-6, `late ${i}`);
-    assert.ok(Math.max(...late) <= DEFAULT_TUNING.maxPollMs + 1e-6);
-    assert.ok(late[late.length - 1] > plan.everyMs, "backed off");
-  });
-
-  it("learns: the length it saw goes into the result and the process prior, and the next converge of another service uses it", async () => {
-    const prior = { start: [] as number[], stop: [] as number[] };
-    const first = scripted(["stopped", ...Array(11).fill("starting"), "running"], ["starting"]);
-    const result = await converge(request(), { ...first.deps, prior });
-    // Last seen starting at 55 s, running at 60 s: the middle, 57.5 s.
-    assert.deepEqual(result.transition, { direction: "start", ms: 57_500 });
-    assert.deepEqual(prior.start, [57_500]);
-
-    const second = scripted(["stopped", "starting", "running"], ["starting"]);
-    const expected = densePlan(estimateTransition([], prior.start)!, DEFAULT_TUNING).firstMs;
-    await converge(request(), { ...second.deps, prior });
-    assert.equal(second.sleeps[0], expected);
-    assert.ok(second.sleeps[0] > 40_000, "slept through most of it");
-    // Its own history wins over the prior.
-    const third = scripted(["stopped", "starting", "running"], ["starting"]);
-    await converge(request({ history: { start: [10_000], stop: [] } }), { ...third.deps, prior });
-    assert.equal(third.sleeps[0], densePlan(estimateTransition([10_000])!, DEFAULT_TUNING).firstMs);
-    assert.ok(third.sleeps[0] < 12_000, `first poll after ${third.sleeps[0]} ms`);
-  });
-
-  it("records no sample when the command was re-sent or the service never moved from it", async () => {
-    const prior = { start: [] as number[], stop: [] as number[] };
-    const s = scripted(
-      ["stopped", "stopped", "stopped", "stopped", "stopped", "stopped", "stopped", "running"],
-      ["stopped", "starting"],
-    );
-    const result = await converge(request(), { ...s.deps, prior });
-    assert.deepEqual(result.commands, ["start", "start"]);
-    assert.equal(result.transition, undefined);
-    assert.deepEqual(prior.start, []);
-  });
-
-  it("counts time a poll spent queued for the budget toward its interval", async () => {
+  it("times each poll from the last answer: time spent queued for the budget or on the wire does not shorten the next wait", async () => {
     const s = scripted(["stopped", "starting", "starting", "starting", "running"], ["starting"]);
+    const answeredAt: number[] = [];
     const getService = s.deps.client.getService;
-    let gets = 0;
     s.deps.client.getService = async () => {
-      if (gets++ > 0) await s.deps.clock.sleep(300); // every poll waits 0.3 s for a slot
+      s.advance(300); // every GET takes 0.3 s, queued or on the wire
+      answeredAt.push(s.now());
       return getService();
     };
-    const history = { start: [60_000], stop: [] };
-    await converge(request({ history }), s.deps);
-    const { firstMs, everyMs } = densePlan(estimateTransition(history.start)!, DEFAULT_TUNING);
-    // The polls stay on their grid: each sleep is the interval less the time queued.
-    const pollSleeps = s.sleeps.filter((ms) => ms !== 300);
-    assert.equal(pollSleeps[0], firstMs);
-    assert.equal(pollSleeps.length, 4, "a first poll and three on the grid");
-    for (const sleep of pollSleeps.slice(1)) assert.ok(Math.abs(sleep - (everyMs - 300)) < 1e-6, `${sleep}`);
+    await converge(request(), s.deps);
+    assert.deepEqual(s.sleeps, Array(4).fill(5_000));
+    for (let i = 1; i < answeredAt.length; i++) assert.equal(answeredAt[i] - answeredAt[i - 1], 5_300);
   });
 
-  it("marks its polls for the budget, with a likelihood of being done that rises with time; reads and commands unmarked", async () => {
+  it("the same 5 s for a long transition: no learning, no burst of polls", async () => {
+    const s = scripted(["running", ...Array(59).fill("stopping"), "stopped"], ["stopping"]);
+    const result = await converge(request({ desired: "stopped" }), s.deps);
+    assert.equal(result.calls, 62, "GET, PATCH, 60 polls: one per 5 s over 300 s");
+    assert.ok(s.sleeps.every((ms) => ms === 5_000));
+  });
+
+  it("marks every poll for the budget with the same hint (oldest served first); the first read and commands are unmarked", async () => {
     const s = scripted(["stopped", "starting", "starting", "running"], ["starting"]);
-    const hints: (PollHint | undefined)[] = [];
-    const likelihoods: number[] = [];
+    const hints: (ConvergeCallOptions | undefined)[] = [];
     const getService = s.deps.client.getService;
-    s.deps.client.getService = async (_o?: string, _i?: string, options?: RequestOptions) => {
-      hints.push(options?.poll);
-      if (options?.poll) likelihoods.push(options.poll.likelihood());
+    s.deps.client.getService = async (_o?: string, _i?: string, options?: ConvergeCallOptions) => {
+      hints.push(options);
       return getService();
     };
-    const history = { start: [20_000], stop: [] };
-    await converge(request({ history }), s.deps);
-    assert.equal(hints[0], undefined, "the first read is not a poll");
-    assert.ok(hints.slice(1).every(Boolean), "every later GET is a poll");
-    for (let i = 1; i < likelihoods.length; i++) assert.ok(likelihoods[i] > likelihoods[i - 1]);
-    assert.ok(likelihoods.every((l) => l >= 0 && l <= 1));
+    const changeState = s.deps.client.changeServiceState;
+    s.deps.client.changeServiceState = async (o, i, command, options) => {
+      assert.equal(options?.poll, undefined, "a command is no poll");
+      return changeState(o, i, command, options);
+    };
+    await converge(request(), s.deps);
+    assert.equal(hints[0]?.poll, undefined, "the first read is not a poll");
+    assert.equal(hints.length, 4);
+    for (const options of hints.slice(1)) assert.equal(options?.poll?.likelihood(), 0);
+    assert.equal(hints[1]?.poll, hints[3]?.poll, "one constant hint");
   });
 
-  it("looks again by the end of the grace period when the command's answer still shows the old state", async () => {
-    const s = scripted(["running", "stopping", "stopped"], ["running"]);
-    await converge(request({ desired: "stopped", history: { start: [], stop: [300_000] } }), s.deps);
-    assert.equal(s.sleeps[0], DEFAULT_TUNING.commandGraceMs);
+  it("the PATCH answer counts as a look; when GET still shows the old state, the re-send comes at the grace period's end", async () => {
+    const gets = ["running", "running", "running", "running", "stopped"];
+    const s = scripted(gets, ["running", "stopping"], { commandGraceMs: 12_000 });
+    const sentAt: number[] = [];
+    const changeState = s.deps.client.changeServiceState;
+    s.deps.client.changeServiceState = async (o, i, command, options) => {
+      sentAt.push(s.now());
+      return changeState(o, i, command, options);
+    };
+    const result = await converge(request({ desired: "stopped" }), s.deps);
+    assert.deepEqual(result.commands, ["stop", "stop"]);
+    assert.deepEqual(sentAt, [0, 12_000], "sent, then once more when the grace period is over");
+    assert.deepEqual(s.sleeps, [5_000, 5_000, 2_000, 5_000], "5 s apart, one cut to the grace period's end");
   });
 
   it("is satisfied at once by running, idle and degraded (with a warning), with no command", async () => {
@@ -201,6 +152,7 @@ describe("converge: waiting and commands", () => {
   it("waits on an unknown state and fails at the deadline naming it, no sleep past the deadline", async () => {
     const s = scripted(["upgrading"]);
     const error = await convergeError(converge(request({ timeoutMs: 60_000 }), s.deps));
+    assert.deepEqual(s.sleeps, [...Array(11).fill(5_000), 4_000], "every 5 s, the last wait cut short");
     assert.equal(error.kind, "timeout");
     assert.equal(error.commandAccepted, false);
     assert.match(error.message, /it is upgrading \(a state this provider does not know\)/);

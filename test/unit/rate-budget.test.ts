@@ -203,4 +203,14 @@ describe("rate budget shared through a file (processes on one machine, one key)"
     assert.ok(budget.nextGrantAt() > Date.now() + 59_000, "still a budget");
     assert.equal(ledger.local, true);
   });
+
+  it("a budget slot past the deadline says by how many seconds, rounded up", () => {
+    const error = new BudgetDeadlineError(12_001, 10_000);
+    assert.equal(
+      error.message,
+      "the client's rate budget has no slot before the deadline (next slot in 3 s past it)",
+    );
+    assert.equal(error.name, "BudgetDeadlineError");
+    assert.equal(error.nextSlotAt, 12_001);
+  });
 });

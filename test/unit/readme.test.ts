@@ -15,10 +15,12 @@ import {
 } from "../../src/index";
 // The README also states defaults that are not root exports; each is read from where it is defined.
 import { MAX_BODY_BYTES } from "../../src/api/transport";
-import { CONFIG_SETTINGS } from "../../src/provider/config";
-import { READ_TIMEOUT_SECONDS } from "../../src/provider/context";
-import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "../../src/provider/reversePrivateEndpointDeletion";
-import { DEFAULT_ON_DESTROY } from "../../src/provider/serviceRunState";
+import { CONFIG_SETTINGS } from "../../src/config";
+import {
+  DEFAULT_DELETE_TIMEOUT_SECONDS,
+  DEFAULT_ON_DESTROY,
+  READ_TIMEOUT_SECONDS,
+} from "../../src/provider/defaults";
 import { DEFAULT_TUNING } from "../../src/provider/tuning";
 
 /*
@@ -90,11 +92,7 @@ type OutputName<T> = Exclude<
   "urn" | "id"
 >;
 
-/**
- * Every output of each resource; the types make a missing or an unknown name a compile error.
- * `transitionSeconds` is excluded: it is being removed in 0.2.0 and is documented only in the
- * CHANGELOG (state that holds it still reads).
- */
+/** Every output of each resource; the types make a missing or an unknown name a compile error. */
 const SERVICE_RUN_STATE_OUTPUTS = {
   organizationId: true,
   serviceId: true,
@@ -107,7 +105,7 @@ const SERVICE_RUN_STATE_OUTPUTS = {
   databaseVersion: true,
   endpoints: true,
   lastCommand: true,
-} satisfies Record<Exclude<OutputName<ServiceRunState>, "transitionSeconds">, true>;
+} satisfies Record<OutputName<ServiceRunState>, true>;
 const ENDPOINT_DELETION_OUTPUTS = {
   organizationId: true,
   serviceId: true,
@@ -161,7 +159,7 @@ describe("README states what the code defines", () => {
     expect("create and update", [DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS]);
     expect("refresh", [READ_TIMEOUT_SECONDS]);
     expect("endpoint DELETE", [DEFAULT_DELETE_TIMEOUT_SECONDS]);
-    expect("poll interval", [seconds(DEFAULT_TUNING.defaultPollMs)]);
+    expect("poll interval", [seconds(DEFAULT_TUNING.pollEveryMs)]);
     expect("grace period", [seconds(DEFAULT_TUNING.commandGraceMs)]);
     expect("progress lines", [seconds(DEFAULT_TUNING.progressEveryMs)]);
     expect("commands per run", [DEFAULT_TUNING.maxCommands]);

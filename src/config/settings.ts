@@ -3,9 +3,9 @@ import { checkApiUrl, isUuid } from "../api/guards";
 import { DEFAULT_RATE_LIMIT, parseRateLimit, type RateLimit } from "../api/rateLimit";
 
 /*
- * The provider's configuration: stack config handed to `configure`, then the environment. Read at
- * run time inside the provider host, never captured into the serialized provider, so credentials
- * never reach the state.
+ * The settings both the providers and `getService` read: stack config first, then the
+ * environment. Read at run time, never captured into a serialized provider, so credentials never
+ * reach the state.
  */
 
 /** Each setting: its stack config key and its environment variable. Stack config wins. */
@@ -74,8 +74,7 @@ export function resolveConfig(
         `(pulumi config set ${CONFIG_SETTINGS[name].secret ? "--secret " : ""}${CONFIG_SETTINGS[name].configKey} ${example})`,
     );
 
-  // Stryker disable next-line StringLiteral: read only when the URL was valid, and then set to it; otherwise resolveConfig throws: equivalent
-  let apiUrl = "";
+  let apiUrl: string | undefined;
   const rawUrl = get("apiUrl");
   if (rawUrl === undefined) missing("apiUrl", "API URL", "https://api.example.com");
   else {
@@ -108,46 +107,5 @@ export function resolveConfig(
   }
 
   if (problems.length) throw new ConfigurationError(problems);
-  return { apiUrl, keyId: keyId!, keySecret: keySecret!, organizationId, rateLimit };
-}
-
-/** The `dbcloud:*` stack config the engine handed to `configure` (one stack per provider host). */
-const stackConfig = new Map<string, string>();
-
-/** `configure` of both providers: keep the `dbcloud:*` stack config for the calls that follow. */
-export function configureFromStack(request: { config: { get(key: string): unknown } }): void {
-  for (const setting of Object.values(CONFIG_SETTINGS)) {
-    const value = request.config.get(setting.configKey);
-    if (value !== undefined && value !== null) stackConfig.set(setting.configKey, String(value));
-  }
-}
-
-/** One stack config value as `configure` received it. */
-export function stackSetting(key: string): string | undefined {
-  return stackConfig.get(key);
-}
-
-/** Default organization: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
-export function defaultOrganizationId(): string | undefined {
-  return readSetting("organizationId", stackSetting, process.env);
-}
-
-/** The smallest `DBCLOUD_TIME_SCALE`: a 20-minute timeout still lasts over a second. */
-export const MIN_TIME_SCALE = 0.001;
-
-/**
- * `DBCLOUD_TIME_SCALE` multiplies every wait of ours (polls, grace, progress, retry backoff):
- * the tests and the demo run real transitions in seconds with it. Server-requested waits
- * (Retry-After) are never scaled.
- */
-export function timeScale(): number {
-  const raw = process.env.DBCLOUD_TIME_SCALE;
-  if (raw === undefined || raw === "") return 1;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < MIN_TIME_SCALE || value > 1) {
-    throw new ConfigurationError([
-      `DBCLOUD_TIME_SCALE must be a number from ${MIN_TIME_SCALE} to 1, got ${JSON.stringify(raw)}`,
-    ]);
-  }
-  return value;
+  return { apiUrl: apiUrl!, keyId: keyId!, keySecret: keySecret!, organizationId, rateLimit };
 }

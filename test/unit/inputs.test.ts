@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { z } from "zod";
-import { readSetting, resolveConfig } from "../../src/provider/config";
 import {
   checkFields,
   checkInputs,
@@ -11,13 +9,12 @@ import {
   uuidField,
   UNKNOWN_VALUE,
 } from "../../src/provider/inputs";
-import * as endpoint from "../../src/provider/reversePrivateEndpointDeletion";
-import * as runState from "../../src/provider/serviceRunState";
+import * as runState from "../../src/provider/serviceRunStateInputs";
 import { loadSecondCopy } from "../helpers/secondCopy";
 
 /*
- * What the provider's entry points accept, without any API call: diff (also run by refresh),
- * update of the endpoint deletion, the input checks, and the configuration's messages.
+ * What ServiceRunState's entry points accept, without any API call (check, diff, also run by
+ * refresh), and the field rules both resources share.
  */
 
 const ORG = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
@@ -87,7 +84,8 @@ describe("ServiceRunState diff", () => {
 describe("ServiceRunState check, as the first one in a provider process", () => {
   // The field schemas are built once per process (src/api/once.ts), most likely by an earlier
   // test: a second copy of the module builds them again, as a new provider host does.
-  const fresh = () => loadSecondCopy<typeof runState>(require.resolve("../../src/provider/serviceRunState"));
+  const fresh = () =>
+    loadSecondCopy<typeof runState>(require.resolve("../../src/provider/serviceRunStateInputs"));
   const valid = {
     organizationId: ORG,
     serviceId: SVC,
@@ -165,123 +163,6 @@ describe("ServiceRunState check, as the first one in a provider process", () => 
       failures.map((f) => f.property),
       ["organizationId", "serviceId", "state"],
     );
-  });
-});
-
-describe("ReversePrivateEndpointDeletion diff, update and check", () => {
-  const props = { organizationId: ORG, serviceId: SVC, reversePrivateEndpointId: "rpe-1" };
-
-  it("a timeout change alone is an update without replacement; an absent timeout is the default", async () => {
-    assert.deepEqual(
-      await endpoint.diff("x", { ...props, timeoutSeconds: 300 }, { ...props, timeoutSeconds: 60 }),
-      {
-        changes: true,
-        replaces: [],
-        deleteBeforeReplace: false,
-      },
-    );
-    assert.equal((await endpoint.diff("x", { ...props }, { ...props, timeoutSeconds: 300 })).changes, false);
-    assert.equal((await endpoint.diff("x", { ...props, timeoutSeconds: 300 }, { ...props })).changes, false);
-    assert.equal((await endpoint.diff("x", { ...props }, { ...props, timeoutSeconds: 301 })).changes, true);
-  });
-
-  it("diff refuses invalid new inputs", async () => {
-    await assert.rejects(
-      endpoint.diff("x", props, { ...props, reversePrivateEndpointId: ".." }),
-      (error: Error) =>
-        error.message.startsWith(
-          "ReversePrivateEndpointDeletion diff: refusing to act on invalid properties",
-        ),
-    );
-  });
-
-  it("diff during preview: a timeout not known yet is an update, an id not known yet a replacement", async () => {
-    assert.deepEqual(await endpoint.diff("x", props, { ...props, timeoutSeconds: UNKNOWN_VALUE }), {
-      changes: true,
-      replaces: [],
-      deleteBeforeReplace: false,
-    });
-    // Even when the old id happens to be the very text of the placeholder: unknown may become anything.
-    const placeholderId = { ...props, reversePrivateEndpointId: UNKNOWN_VALUE };
-    assert.deepEqual(
-      (await endpoint.diff("x", placeholderId, { ...props, reversePrivateEndpointId: UNKNOWN_VALUE }))
-        .replaces,
-      ["reversePrivateEndpointId"],
-    );
-  });
-
-  it("update re-validates and returns the inputs with the default timeout", async () => {
-    assert.deepEqual(await endpoint.update("x", props, { ...props }), {
-      outs: { ...props, timeoutSeconds: 300 },
-    });
-    assert.deepEqual(await endpoint.update("x", props, { ...props, timeoutSeconds: 5 }), {
-      outs: { ...props, timeoutSeconds: 5 },
-    });
-    await assert.rejects(
-      endpoint.update("x", props, { ...props, timeoutSeconds: Number.NaN }),
-      (error: Error) =>
-        error.message.startsWith(
-          "ReversePrivateEndpointDeletion update: refusing to act on invalid properties",
-        ),
-    );
-  });
-
-  it("check fills the default timeout of 300 and keeps one given", async () => {
-    const { inputs, failures } = await endpoint.check({}, { ...props });
-    assert.deepEqual(failures, []);
-    assert.equal(inputs.timeoutSeconds, 300);
-    assert.equal((await endpoint.check({}, { ...props, timeoutSeconds: 7 })).inputs.timeoutSeconds, 7);
-  });
-});
-
-describe("ReversePrivateEndpointDeletion as a provider host loads it afresh", () => {
-  const props = { organizationId: ORG, serviceId: SVC, reversePrivateEndpointId: "rpe-1" };
-  // Its field rules are built on first use and kept: a fresh copy of the module builds them here.
-  const fresh = () =>
-    loadSecondCopy<typeof endpoint>(
-      join(__dirname, "..", "..", "src", "provider", "reversePrivateEndpointDeletion.ts"),
-    );
-
-  it("check reports every field with its own rule and message", async () => {
-    const copy = fresh();
-    const bad = await copy.check(
-      {},
-      { organizationId: "acme", serviceId: 7, reversePrivateEndpointId: "a/b", timeoutSeconds: 0 },
-    );
-    assert.deepEqual(bad.failures, [
-      {
-        property: "organizationId",
-        reason: 'organizationId must be a uuid, like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b (got "acme")',
-      },
-      { property: "serviceId", reason: "serviceId must be a string (got 7)" },
-      {
-        property: "reversePrivateEndpointId",
-        reason:
-          'reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ - (got "a/b")',
-      },
-      { property: "timeoutSeconds", reason: "timeoutSeconds must be greater than 0 (got 0)" },
-    ]);
-    const notString = await copy.check({}, { ...props, reversePrivateEndpointId: 7 });
-    assert.deepEqual(notString.failures, [
-      { property: "reversePrivateEndpointId", reason: "reversePrivateEndpointId must be a string (got 7)" },
-    ]);
-  });
-
-  it("check requires the three ids; a null timeout is the default", async () => {
-    const { failures } = await fresh().check({}, { organizationId: null, timeoutSeconds: null });
-    assert.deepEqual(failures, [
-      { property: "organizationId", reason: "organizationId is required" },
-      { property: "serviceId", reason: "serviceId is required" },
-      { property: "reversePrivateEndpointId", reason: "reversePrivateEndpointId is required" },
-    ]);
-  });
-
-  it("update and diff take an absent timeout as the default", async () => {
-    const copy = fresh();
-    assert.deepEqual(await copy.update("x", props, { ...props }), {
-      outs: { ...props, timeoutSeconds: 300 },
-    });
-    assert.equal((await copy.diff("x", { ...props, timeoutSeconds: 300 }, { ...props })).changes, false);
   });
 });
 
@@ -371,95 +252,5 @@ describe("input checks", () => {
     );
     const invalid = checkInputs({ organizationId: "x" }, orgFields, { organizationId: undefined });
     assert.match(invalid.failures[0].reason, /must be a uuid/, "an invalid one keeps its own reason");
-  });
-});
-
-describe("configuration messages", () => {
-  const none = () => undefined;
-
-  it("each missing setting says how to set it; only the secret with --secret", () => {
-    assert.throws(
-      () => resolveConfig(none, {}),
-      (error: Error & { problems: string[] }) => {
-        assert.deepEqual(error.problems, [
-          "Missing API URL: set stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL " +
-            "(pulumi config set dbcloud:apiUrl https://api.example.com)",
-          "Missing API key ID: set stack config dbcloud:apiKeyId or environment variable DBCLOUD_API_KEY_ID " +
-            "(pulumi config set dbcloud:apiKeyId <key id>)",
-          "Missing API key secret: set stack config dbcloud:apiKeySecret or environment variable " +
-            "DBCLOUD_API_KEY_SECRET (pulumi config set --secret dbcloud:apiKeySecret <key secret>)",
-        ]);
-        return true;
-      },
-    );
-  });
-
-  it("an invalid URL, organization or rate limit names where it came from", () => {
-    const env = {
-      DBCLOUD_API_URL: "ftp://x",
-      DBCLOUD_API_KEY_ID: "k",
-      DBCLOUD_API_KEY_SECRET: "s",
-      DBCLOUD_ORGANIZATION_ID: "acme",
-      DBCLOUD_RATE_LIMIT: "off",
-    };
-    assert.throws(
-      () => resolveConfig(none, env),
-      (error: Error & { problems: string[] }) => {
-        assert.deepEqual(error.problems, [
-          "Invalid API URL from stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL: " +
-            "the scheme must be https (got ftp)",
-          "Invalid organization id from stack config dbcloud:organizationId or environment variable " +
-            'DBCLOUD_ORGANIZATION_ID: "acme" is not a uuid',
-        ]);
-        return true;
-      },
-    );
-    const resolved = resolveConfig(none, {
-      ...env,
-      DBCLOUD_API_URL: "https://x.example.com/",
-      DBCLOUD_ORGANIZATION_ID: ORG,
-    });
-    assert.deepEqual(resolved, {
-      apiUrl: "https://x.example.com",
-      keyId: "k",
-      keySecret: "s",
-      organizationId: ORG,
-      rateLimit: false,
-    });
-    assert.throws(
-      () => resolveConfig(none, { ...env, DBCLOUD_ORGANIZATION_ID: ORG, DBCLOUD_RATE_LIMIT: "x" }),
-      {
-        message:
-          'Invalid configuration:\n- Invalid API URL from stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL: the scheme must be https (got ftp)\n- Invalid rate limit from stack config dbcloud:rateLimit or environment variable DBCLOUD_RATE_LIMIT: "x" is not a rate limit: write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"',
-      },
-    );
-  });
-
-  it("an invalid URL lists each of its problems", () => {
-    assert.throws(
-      () =>
-        resolveConfig(none, {
-          DBCLOUD_API_URL: "http://user:pw@api.example.com/v1",
-          DBCLOUD_API_KEY_ID: "k",
-          DBCLOUD_API_KEY_SECRET: "s",
-        }),
-      (error: Error & { problems: string[] }) => {
-        assert.deepEqual(error.problems, [
-          "Invalid API URL from stack config dbcloud:apiUrl or environment variable DBCLOUD_API_URL: " +
-            "http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://api.example.com; " +
-            "the URL must not contain credentials; set the API key instead; " +
-            "give the base URL without the trailing /v1 (the client adds it)",
-        ]);
-        return true;
-      },
-    );
-  });
-
-  it("an empty environment value counts as unset", () => {
-    assert.equal(readSetting("apiKeyId", none, { DBCLOUD_API_KEY_ID: "" }), undefined);
-    assert.equal(
-      readSetting("apiKeyId", () => "", { DBCLOUD_API_KEY_ID: "e" }),
-      "e",
-    );
   });
 });

@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { once } from "../api/once";
+import { defaultOrganizationId } from "../config";
+import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
+import {
+  checkInputs,
+  requireValid,
+  timeoutField,
+  uuidField,
+  UNKNOWN_VALUE,
+  type CheckFailure,
+} from "./inputs";
+import { satisfies, type DesiredState } from "./stateTable";
+
+/** The inputs of ServiceRunState: their rules, their defaults, and the entry points that act on them alone (check, diff). */
+
+export type OnDestroy = "leave" | "stop";
+
+export interface ServiceRunStateInputs {
+  organizationId: string;
+  serviceId: string;
+  state: DesiredState;
+  timeoutSeconds: number;
+  waitForState: boolean;
+  onDestroy: OnDestroy;
+  /** Bounds a stop on destroy; absent: `timeoutSeconds`. */
+  deleteTimeoutSeconds?: number;
+}
+
+type Props = Record<string, unknown>;
+
+/** The fields of ServiceRunState, validated at check and re-validated at every entry point. */
+export const fieldSchemas = once(() => ({
+  organizationId: { schema: uuidField("organizationId"), required: true },
+  serviceId: { schema: uuidField("serviceId"), required: true },
+  state: {
+    schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
+    required: true,
+  },
+  timeoutSeconds: { schema: timeoutField("timeoutSeconds"), required: false },
+  waitForState: { schema: z.boolean({ error: "waitForState must be true or false" }), required: false },
+  onDestroy: {
+    schema: z.enum(["leave", "stop"], { error: 'onDestroy must be "leave" or "stop"' }),
+    required: false,
+  },
+  deleteTimeoutSeconds: { schema: timeoutField("deleteTimeoutSeconds"), required: false },
+}));
+
+/** The fields that name the service: a change replaces the resource. */
+export const ID_FIELDS = ["organizationId", "serviceId"] as const;
+
+export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
+  return checkInputs(news, fieldSchemas(), {
+    organizationId: defaultOrganizationId(),
+    timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+    waitForState: true,
+    onDestroy: DEFAULT_ON_DESTROY,
+  });
+}
+
+/** Outputs no longer written (`transitionSeconds`) are not compared: state that holds them shows no change. */
+export async function diff(_id: string, olds: Props, news: Props) {
+  requireValid("ServiceRunState diff", news, fieldSchemas(), { allowUnknown: true });
+  const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
+  const desired = news.state as DesiredState;
+  const stateChange =
+    news.state === UNKNOWN_VALUE ||
+    olds.state !== news.state ||
+    !satisfies(olds.observedState as string | undefined, desired);
+  const optionChange =
+    olds.timeoutSeconds !== news.timeoutSeconds ||
+    olds.waitForState !== news.waitForState ||
+    // State written before onDestroy existed means "leave": no update just for upgrading.
+    (olds.onDestroy ?? DEFAULT_ON_DESTROY) !== (news.onDestroy ?? DEFAULT_ON_DESTROY) ||
+    olds.deleteTimeoutSeconds !== news.deleteTimeoutSeconds;
+  return {
+    changes: replaces.length > 0 || stateChange || optionChange,
+    replaces,
+    deleteBeforeReplace: false,
+  };
+}
+
+/** The inputs an entry point acts on, re-validated: nothing but exactly running/stopped becomes a command. */
+export function inputsOf(props: Props, what: string): ServiceRunStateInputs {
+  requireValid(`ServiceRunState ${what}`, props, fieldSchemas());
+  return withDefaults(props);
+}
+
+export function withDefaults(props: Props): ServiceRunStateInputs {
+  const inputs: ServiceRunStateInputs = {
+    organizationId: props.organizationId as string,
+    serviceId: props.serviceId as string,
+    state: props.state as DesiredState,
+    timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS,
+    waitForState: (props.waitForState as boolean | undefined) ?? true,
+    onDestroy: props.onDestroy === "stop" ? "stop" : "leave",
+  };
+  // Only when set: outputs must hold no undefined.
+  if (typeof props.deleteTimeoutSeconds === "number")
+    inputs.deleteTimeoutSeconds = props.deleteTimeoutSeconds;
+  return inputs;
+}

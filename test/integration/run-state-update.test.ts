@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import * as provider from "../../src/provider";
+import { outputsOf } from "../../src/provider/outputs";
+import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+
+/*
+ * ServiceRunState create and update against a server answering one fixed way, over real HTTP:
+ * when they call the API, what they refuse, and outputs that never hold undefined.
+ */
+
+type Props = Record<string, unknown>;
+const ORG = randomUUID();
+const SVC = randomUUID();
+
+describe("ServiceRunState create and update, answer by answer", function () {
+  this.timeout(20_000);
+  let server: HostileServer | undefined;
+  const original = console.log;
+  afterEach(async () => {
+    console.log = original;
+    await server?.close();
+  });
+
+  async function serve(status: number, body: unknown) {
+    server = await startHostileServer((_req, res) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    });
+    await configureProviderFor(server, { organizationId: ORG });
+    console.log = () => undefined;
+  }
+  const service = (result: Props) => ({ status: 200, requestId: "r-1", result: { id: SVC, ...result } });
+  const error = (status: number, message: string) => ({ status, error: message, requestId: "r-err" });
+
+  it("ServiceRunState update with nothing to converge keeps what was observed, filling absent details", async () => {
+    await serve(500, error(500, "must not be called"));
+    const lastCommand = { command: "stop", sentAt: new Date(Date.now() - 5_000).toISOString(), seen: true };
+    const olds = {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "stopped",
+      observedState: "stopped",
+      lastCommand,
+    };
+    const { outs } = await provider.serviceRunStateUpdate(SVC, olds, {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "stopped",
+      timeoutSeconds: 30,
+    });
+    assert.deepEqual(outs, {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "stopped",
+      timeoutSeconds: 30,
+      waitForState: true,
+      onDestroy: "leave",
+      lastCommand,
+      observedState: "stopped",
+      serviceName: "",
+      databaseVersion: "",
+      endpoints: [],
+    });
+    assert.equal(server!.requests.length, 0);
+  });
+
+  it("ServiceRunState update with a new desired state converges (it calls the API)", async () => {
+    await serve(200, service({ state: "running" }));
+    const olds = { organizationId: ORG, serviceId: SVC, state: "stopped", observedState: "stopped" };
+    const { outs } = await provider.serviceRunStateUpdate(SVC, olds, {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "running",
+    });
+    assert.equal(outs.observedState, "running");
+    assert.deepEqual(
+      server!.requests.map((r) => r.method),
+      ["GET"],
+    );
+  });
+
+  it("ServiceRunState update to the state the service was last seen in still looks: the record may be old", async () => {
+    await serve(200, service({ state: "stopped", name: "db" }));
+    // Stopped by hand and seen so by a refresh; the program now asks for stopped.
+    const olds = { organizationId: ORG, serviceId: SVC, state: "running", observedState: "stopped" };
+    const { outs } = await provider.serviceRunStateUpdate(SVC, olds, {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "stopped",
+    });
+    assert.equal(outs.serviceName, "db");
+    assert.deepEqual(
+      server!.requests.map((r) => r.method),
+      ["GET"],
+    );
+  });
+
+  it("create and update refuse invalid inputs, naming the entry point, before any request", async () => {
+    await serve(500, error(500, "must not be called"));
+    const bad = { organizationId: ORG, serviceId: SVC, state: "Running" };
+    await assert.rejects(provider.serviceRunStateCreate(bad), (e: Error) =>
+      e.message.startsWith("ServiceRunState create: refusing to act on invalid properties"),
+    );
+    await assert.rejects(provider.serviceRunStateUpdate(SVC, bad, bad), (e: Error) =>
+      e.message.startsWith("ServiceRunState update: refusing to act on invalid properties"),
+    );
+    assert.equal(server!.requests.length, 0);
+  });
+
+  it("a failure before any command is not recorded: a plain error without the resource", async () => {
+    await serve(200, service({ state: "terminated" }));
+    const failure = (await provider
+      .serviceRunStateCreate({ organizationId: ORG, serviceId: SVC, state: "running" })
+      .then(
+        () => assert.fail("expected a failure"),
+        (e: unknown) => e,
+      )) as Error & { id?: string };
+    assert.equal(failure.id, undefined);
+    assert.match(failure.message, /terminated: it cannot be made running/);
+  });
+
+  it("outputs never hold undefined: absent details become empty values", () => {
+    const inputs = {
+      organizationId: ORG,
+      serviceId: SVC,
+      state: "running" as const,
+      timeoutSeconds: 1,
+      waitForState: false,
+      onDestroy: "leave" as const,
+    };
+    assert.deepEqual(outputsOf(inputs, {}), {
+      ...inputs,
+      observedState: "",
+      serviceName: "",
+      databaseVersion: "",
+      endpoints: [],
+      lastCommand: { command: "", sentAt: "", seen: false },
+    });
+    assert.deepEqual(
+      outputsOf(inputs, { endpoints: [{ protocol: "https", host: "h", port: 8443, username: "u" }] })
+        .endpoints,
+      [{ protocol: "https", host: "h", port: 8443, username: "u" }],
+    );
+    assert.deepEqual(outputsOf(inputs, { endpoints: [{ protocol: "https", port: 8443 }] }).endpoints, [
+      { protocol: "https", host: "", port: 8443, username: null },
+    ]);
+  });
+});
