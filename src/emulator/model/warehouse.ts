@@ -34,16 +34,13 @@ function warehouseOf(member: WarehouseMember): string | undefined {
   return typeof id === "string" && id.length > 0 ? id.toLowerCase() : undefined;
 }
 
-/** The other services of `service`'s warehouse, in its organization. */
-function others<T extends WarehouseMember>(service: T, all: Iterable<T>): T[] {
+/** The services of `service`'s warehouse in its organization (itself included: its role keeps it out of each rule). */
+function membersOf<T extends WarehouseMember>(service: T, all: Iterable<T>): T[] {
   const warehouse = warehouseOf(service);
   if (warehouse === undefined) return [];
   const organization = service.organizationId.toLowerCase();
   return [...all].filter(
-    (other) =>
-      other !== service &&
-      warehouseOf(other) === warehouse &&
-      other.organizationId.toLowerCase() === organization,
+    (other) => warehouseOf(other) === warehouse && other.organizationId.toLowerCase() === organization,
   );
 }
 
@@ -60,13 +57,13 @@ export function warehouseRefusal<T extends WarehouseMember>(
 ): Refusal | undefined {
   const role = service.fields.isPrimary;
   if (command === "stop" && role === true && rules.primaryStop !== false) {
-    const running = others(service, all).filter(
+    const running = membersOf(service, all).filter(
       (other) => other.fields.isPrimary === false && !SECONDARY_AT_REST.has(stateOf(other)),
     );
     if (running.length > 0) return { ...rules.primaryStop, rule: "primaryStop" };
   }
   if (command === "start" && role === false && rules.secondaryStart !== false) {
-    const primaries = others(service, all).filter((other) => other.fields.isPrimary === true);
+    const primaries = membersOf(service, all).filter((other) => other.fields.isPrimary === true);
     if (primaries.some((primary) => PRIMARY_DOWN.has(stateOf(primary)))) {
       return { ...rules.secondaryStart, rule: "secondaryStart" };
     }
