@@ -34,7 +34,10 @@ function warehouseOf(member: WarehouseMember): string | undefined {
   return typeof id === "string" && id.length > 0 ? id.toLowerCase() : undefined;
 }
 
-/** The services of `service`'s warehouse in its organization (itself included: its role keeps it out of each rule). */
+/**
+ * The services of `service`'s warehouse in its organization, itself included: its own role keeps
+ * it out of each rule.
+ */
 function membersOf<T extends WarehouseMember>(service: T, all: Iterable<T>): T[] {
   const warehouse = warehouseOf(service);
   if (warehouse === undefined) return [];
