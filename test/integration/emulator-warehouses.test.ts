@@ -22,7 +22,7 @@ interface Reply {
 }
 
 describe("emulator warehouses", () => {
-  const organizationId = randomUUID();
+  const organizationId: string = randomUUID();
   let emulator: Emulator;
   let warehouse: WarehouseSeed;
   let clock: number;
