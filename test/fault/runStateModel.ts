@@ -9,7 +9,7 @@ import { decide, satisfies, sentFrom, targetOf, type DesiredState } from "../../
 import { DEFAULT_TUNING } from "../../src/provider/tuning";
 import type { Fault } from "../../src/emulator";
 import { FLIP_STATES } from "./faults";
-import { seedWarehouse, type WarehouseMix } from "./warehouses";
+import { seedService, type WarehouseMix } from "./warehouses";
 import {
   commandsApplied,
   commandsReached,
@@ -306,13 +306,7 @@ export async function runModel(
   warehouse?: WarehouseMix,
 ): Promise<void> {
   const world = await startWorld();
-  const serviceId = warehouse
-    ? seedWarehouse(world, initialState, warehouse)
-    : world.emulator.addService({
-        organizationId: world.organizationId,
-        name: "analytics",
-        state: initialState,
-      }).id;
+  const serviceId = seedService(world, initialState, warehouse);
   try {
     await fc.asyncModelRun(
       () => ({ model: { recorded: undefined, dead: false }, real: { world, serviceId, invariants } }),

@@ -20,12 +20,21 @@ export interface WarehouseMix {
 const membersOf = new WeakMap<World, string[]>();
 
 /**
- * Seeds the warehouse and returns the resource's service id. The other members start where they
- * hold the resource's service up: a primary's secondaries running, a secondary's primary stopped.
+ * Seeds the resource's service and returns its id: alone, or in a warehouse whose other members
+ * start where they hold it up (a primary's secondaries running, a secondary's primary stopped).
  */
-export function seedWarehouse(world: World, initialState: string, mix: WarehouseMix): string {
+export function seedService(world: World, initialState: string, mix?: WarehouseMix): string {
+  if (mix === undefined) {
+    return world.emulator.addService({
+      organizationId: world.organizationId,
+      name: "analytics",
+      state: initialState,
+    }).id;
+  }
   const state = mix.role === "primary" ? "running" : "stopped";
-  const seed = warehouseSeed({ organizationId: world.organizationId, secondaries: mix.others ?? 2, state });
+  // A secondary's warehouse holds at least its primary besides it.
+  const secondaries = Math.max(mix.role === "secondary" ? 1 : 0, mix.others ?? 2);
+  const seed = warehouseSeed({ organizationId: world.organizationId, secondaries, state });
   const [own, ...others] =
     mix.role === "primary"
       ? [seed.primary, ...seed.secondaries]
