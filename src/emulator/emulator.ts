@@ -10,6 +10,7 @@ import { EmulatorInputError, readOrThrow } from "./input/errors";
 import { parseFault } from "./input/fault";
 import { parseSeedService, readRateLimit, readScheduledState, readTransitions } from "./input/seed";
 import { readMilliseconds, readNonEmptyString } from "./input/values";
+import { readWarehouseRules } from "./input/warehouse-rules";
 import { ServiceStore, type StoredService } from "./model/service-store";
 import { resolveOptions } from "./options";
 import type {
@@ -22,6 +23,7 @@ import type {
   SeedService,
   ServiceView,
   TransitionTimes,
+  WarehouseRules,
 } from "./types";
 
 /** Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, ephemeral port). */
@@ -29,11 +31,13 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
   const resolved = resolveOptions(options);
   let transitions = resolved.transitions;
   let visibilityLagMs = resolved.visibilityLagMs;
+  let warehouseRules = resolved.warehouseRules;
   const { now } = resolved;
   const store = new ServiceStore({
     now,
     transitions: () => transitions,
     visibilityLagMs: () => visibilityLagMs,
+    warehouseRules: () => warehouseRules,
   });
   const rateLimiter = new FixedWindowRateLimiter(resolved.rateLimit, now);
   const faults = new FaultRegistry(resolved.random);
@@ -99,6 +103,12 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
         ...readOrThrow((issues) => readTransitions(partial, "transitions", issues)),
       };
     },
+    setWarehouseRules(rules: Partial<WarehouseRules>): void {
+      warehouseRules = {
+        ...warehouseRules,
+        ...readOrThrow((issues) => readWarehouseRules(rules, "warehouseRules", issues)),
+      };
+    },
     get requests(): RequestLogEntry[] {
       return log.snapshot();
     },
@@ -115,6 +125,7 @@ export async function startEmulator(options?: EmulatorOptions): Promise<Emulator
       };
     },
     currentTransitions: () => ({ ...transitions }),
+    currentWarehouseRules: () => ({ ...warehouseRules }),
   };
 
   const apiContext = { keys: resolved, store, rateLimiter, faults, log, now, closing: closing.signal };

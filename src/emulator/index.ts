@@ -4,6 +4,9 @@
 export { startEmulator } from "./emulator";
 export { DEFAULT_TRANSITIONS } from "./defaults";
 export { EmulatorInputError } from "./input/errors";
+export { DEFAULT_WAREHOUSE_RULES } from "./model/warehouse";
+export { warehouseSeed } from "./warehouse-seed";
+export type { WarehouseSeed, WarehouseSeedOptions, WarehouseServiceSeed } from "./warehouse-seed";
 export type {
   ApiRoute,
   EchoForm,
@@ -19,4 +22,7 @@ export type {
   SeedService,
   ServiceView,
   TransitionTimes,
+  WarehouseRefusal,
+  WarehouseRule,
+  WarehouseRules,
 } from "./types";

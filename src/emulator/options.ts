@@ -3,7 +3,9 @@ import { DEFAULT_HOST, DEFAULT_TRANSITIONS, generateKeyId, generateKeySecret } f
 import { formatValue, IssueList, isPlainObject } from "./input/errors";
 import { readRateLimit, readSeedService, readTransitions } from "./input/seed";
 import { readKeyId, readMilliseconds, readNonEmptyString } from "./input/values";
-import type { EmulatorOptions, RateLimit, SeedService, TransitionTimes } from "./types";
+import { readWarehouseRules } from "./input/warehouse-rules";
+import { DEFAULT_WAREHOUSE_RULES } from "./model/warehouse";
+import type { EmulatorOptions, RateLimit, SeedService, TransitionTimes, WarehouseRules } from "./types";
 
 export interface ResolvedOptions {
   host: string;
@@ -14,6 +16,7 @@ export interface ResolvedOptions {
   visibilityLagMs: number;
   rateLimit: RateLimit | false;
   services: SeedService[];
+  warehouseRules: WarehouseRules;
   now: () => number;
   random: () => number;
 }
@@ -52,6 +55,10 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
       issues.add("options.services", `must be an array, got ${formatValue(options.services)}`);
     }
   }
+  const warehouseRules =
+    options.warehouseRules === undefined
+      ? {}
+      : readWarehouseRules(options.warehouseRules, "options.warehouseRules", issues);
   issues.throwIfAny();
   return {
     host: host ?? DEFAULT_HOST,
@@ -62,6 +69,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     visibilityLagMs: visibilityLagMs ?? 0,
     rateLimit: rateLimit ?? false,
     services,
+    warehouseRules: { ...DEFAULT_WAREHOUSE_RULES, ...warehouseRules },
     now: now ?? Date.now,
     random: random ?? Math.random,
   };

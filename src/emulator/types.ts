@@ -38,7 +38,30 @@ export interface EmulatorOptions {
   now?: () => number;
   /** Source of randomness for probabilistic faults, in [0, 1); default Math.random. */
   random?: () => number;
+  /** Which commands a warehouse refuses, and how; unspecified rules keep their defaults. */
+  warehouseRules?: Partial<WarehouseRules>;
 }
+
+/** The answer to a command a warehouse refuses. Nothing is applied. */
+export interface WarehouseRefusal {
+  /** An integer from 400 to 499. */
+  status: number;
+  /** The `error` text of the answer. */
+  message: string;
+}
+
+/**
+ * Commands a warehouse refuses; `false` turns a rule off. The real service's status and wording
+ * are not documented, so tests that must not depend on them can change both.
+ */
+export interface WarehouseRules {
+  /** A stop of a primary while a secondary of its warehouse is not stopped. Default: on, 400. */
+  primaryStop: WarehouseRefusal | false;
+  /** A start of a secondary while its primary is stopped or stopping. Default: off. */
+  secondaryStart: WarehouseRefusal | false;
+}
+
+export type WarehouseRule = keyof WarehouseRules;
 
 export interface SeedService {
   /** Owning organization (uuid). Internal: it is not part of the Service object. */
@@ -54,6 +77,15 @@ export interface SeedService {
    * `state: null` makes the API show a null state; the service still changes state underneath.
    */
   fields?: Record<string, unknown>;
+  /**
+   * The warehouse (uuid) the service belongs to; default a warehouse of its own. These three win
+   * over the same keys in `fields` (which may still set odd values, e.g. null, for a client to read).
+   */
+  dataWarehouseId?: string;
+  /** Whether it is its warehouse's primary; default true. */
+  isPrimary?: boolean;
+  /** Default false. */
+  isReadonly?: boolean;
 }
 
 /** A state the service moves to by itself after `afterMs`. */
@@ -158,6 +190,8 @@ export interface RequestLogEntry {
   /** Description of the fault applied to this request, if any. */
   fault?: string;
   rateLimited?: boolean;
+  /** The warehouse rule that refused the command, if one did (nothing was applied). */
+  warehouseRefusal?: WarehouseRule;
   authorized: boolean;
 }
 
@@ -187,6 +221,8 @@ export interface Emulator {
   setRateLimit(limit: RateLimit | false): void;
   setVisibilityLag(ms: number): void;
   setTransitions(transitions: Partial<TransitionTimes>): void;
+  /** Changes the given warehouse rules from the next command on. */
+  setWarehouseRules(rules: Partial<WarehouseRules>): void;
   /** API requests only (not the control surface), in arrival order. A snapshot. */
   readonly requests: RequestLogEntry[];
   clearRequests(): void;

@@ -8,6 +8,7 @@ import { startEmulator, type Emulator, type EmulatorOptions, type RequestLogEntr
 import { emulatorAuthorization } from "../helpers/emulatorHttp";
 import { leakForms } from "../helpers/leakForms";
 import { configureProvider, providerConfig } from "../helpers/providerConfig";
+import { warehouseWaitProblems } from "./warehouses";
 
 /** `FUZZ_SEED=random` or a number; `FUZZ_RUNS` scales every property's number of runs. */
 export const FUZZ_SEED =
@@ -204,9 +205,9 @@ export function lastShownState(entries: RequestLogEntry[]): string | undefined {
   return shown.length ? shown[shown.length - 1].stateShown : undefined;
 }
 
-/** PATCHes that reached the state machine (not refused before it by a fault or the rate limit). */
+/** PATCHes that reached the state machine (not refused by a fault, the rate limit or a warehouse). */
 export function commandsReached(entries: RequestLogEntry[]): RequestLogEntry[] {
-  return entries.filter((entry) => entry.method === "PATCH" && entry.stateBefore !== undefined);
+  return entries.filter((e) => e.method === "PATCH" && e.stateBefore !== undefined && !e.warehouseRefusal);
 }
 
 /** PATCHes that changed the service: the world was changed by this action. */
@@ -246,7 +247,8 @@ export function unclearError(error: unknown, entries: RequestLogEntry[], world: 
   if (message.length > MAX_MESSAGE_CHARS)
     problems.push(`message of ${message.length} characters (at most ${MAX_MESSAGE_CHARS})`);
   const last = entries[entries.length - 1];
-  if (last === undefined) return problems;
+  const waited = warehouseWaitProblems(message, entries, world);
+  if (last === undefined || waited !== undefined) return [...problems, ...(waited ?? [])];
   const secretId = last.requestId !== undefined && findLeaks(world, "", last.requestId).length > 0;
   if (typeof last.status === "number" && last.status >= 400 && last.status !== 409) {
     if (!message.includes(String(last.status)))

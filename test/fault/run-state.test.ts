@@ -6,14 +6,20 @@ import fc from "fast-check";
 import { FUZZ_SEED, runs } from "./harness";
 import { hostileFault, slowFault, transientFault } from "./faults";
 import { ALL_INVARIANTS, runModel, runStateCommands, type Invariant } from "./runStateModel";
+import { memberFlips, type WarehouseMix } from "./warehouses";
 
 const FIRST_STATES = ["running", "stopped", "idle", "degraded", "starting", "stopping"];
 
-function property(fault: typeof transientFault, invariants: Invariant[], lags?: number[]) {
+function property(
+  fault: typeof transientFault,
+  invariants: Invariant[],
+  lags?: number[],
+  warehouse?: WarehouseMix,
+) {
   return fc.asyncProperty(
     fc.constantFrom(...FIRST_STATES),
-    runStateCommands(fault(), lags),
-    (first, commands) => runModel(commands, first, invariants),
+    runStateCommands(fault(), lags, warehouse ? [memberFlips(warehouse)] : []),
+    (first, commands) => runModel(commands, first, invariants, warehouse),
   );
 }
 
@@ -52,5 +58,20 @@ describe("fault suite: ServiceRunState", function () {
 
   it("under every fault kind: the secret appears in no error, output or log line", async () => {
     await fc.assert(property(hostileFault, ["secret"]), settings(20));
+  });
+
+  // Not yet "outcome": the converger fails at a warehouse's refusal naming its status and request
+  // id, where the model expects it to wait and, at its deadline, name the warehouse.
+  const WAREHOUSE_INVARIANTS: Invariant[] = ["recorded", "commands", "time", "secret"];
+  it("as a warehouse's primary whose secondaries stop and start by themselves, under the transient faults", async () => {
+    await fc.assert(
+      property(transientFault, WAREHOUSE_INVARIANTS, [0, 40], { role: "primary" }),
+      settings(10),
+    );
+  });
+
+  it("as a warehouse's secondary that may not start while its primary is down, under the transient faults", async () => {
+    const secondary: WarehouseMix = { role: "secondary", secondaryStart: true };
+    await fc.assert(property(transientFault, WAREHOUSE_INVARIANTS, [0, 40], secondary), settings(10));
   });
 });

@@ -9,6 +9,7 @@ import { decide, satisfies, sentFrom, targetOf, type DesiredState } from "../../
 import { DEFAULT_TUNING } from "../../src/provider/tuning";
 import type { Fault } from "../../src/emulator";
 import { FLIP_STATES } from "./faults";
+import { seedService, type WarehouseMix } from "./warehouses";
 import {
   commandsApplied,
   commandsReached,
@@ -265,9 +266,14 @@ function mayPredateRecorded(recorded: unknown, shown: string | undefined, starte
   );
 }
 
-export function runStateCommands(fault: fc.Arbitrary<Fault>, lags: number[] = [0, 0, 40, 250]) {
+export function runStateCommands(
+  fault: fc.Arbitrary<Fault>,
+  lags: number[] = [0, 0, 40, 250],
+  extra: fc.Arbitrary<fc.AsyncCommand<Model, Real>>[] = [],
+) {
   return fc.commands(
     [
+      ...extra,
       fc.constantFrom(...lags).map((ms) => new SetLag(ms)),
       fc.constantFrom(...FLIP_STATES).map((state) => new Flip(state)),
       ...[1, 2, 3].map(() =>
@@ -289,18 +295,18 @@ export function runStateCommands(fault: fc.Arbitrary<Fault>, lags: number[] = [0
   );
 }
 
-/** One model run: a fresh emulator and service (in a random first state), the commands, then close. */
+/**
+ * One model run: a fresh emulator and service (in a random first state; with `warehouse`, a member
+ * of one), the commands, then close.
+ */
 export async function runModel(
   commands: Iterable<fc.AsyncCommand<Model, Real>>,
   initialState: string,
   invariants: Invariant[],
+  warehouse?: WarehouseMix,
 ): Promise<void> {
   const world = await startWorld();
-  const serviceId = world.emulator.addService({
-    organizationId: world.organizationId,
-    name: "analytics",
-    state: initialState,
-  }).id;
+  const serviceId = seedService(world, initialState, warehouse);
   try {
     await fc.asyncModelRun(
       () => ({ model: { recorded: undefined, dead: false }, real: { world, serviceId, invariants } }),

@@ -100,13 +100,19 @@ describe("emulator CLI", function () {
   it("serves a seed file, prints ready-to-paste lines, and exits 0 on SIGTERM", async () => {
     const organizationId = "6a0e3b3c-1f2d-4c5e-9a7b-8c9d0e1f2a3b";
     const serviceId = "1b2c3d4e-5f60-4718-89a0-b1c2d3e4f506";
+    const primaryId = "2c3d4e5f-6071-4829-9ab1-c2d3e4f50617";
     const seedFile = join(workDir, "seed.json");
     writeFileSync(
       seedFile,
       JSON.stringify({
         keyId: "emu-key-test",
         keySecret: "test-secret-0123456789abcdef0123456789",
-        services: [{ organizationId, id: serviceId, name: "from-seed", state: "stopped" }],
+        services: [
+          { organizationId, id: serviceId, name: "from-seed", state: "stopped" },
+          { organizationId, id: primaryId, dataWarehouseId: serviceId, isPrimary: true },
+          { organizationId, dataWarehouseId: serviceId, isPrimary: false, isReadonly: true },
+        ],
+        warehouseRules: { primaryStop: { status: 403, message: "Stop the secondaries first" } },
       }),
     );
     const { child, output } = await startCli(["--port", "0", "--seed", seedFile]);
@@ -134,6 +140,17 @@ describe("emulator CLI", function () {
     const { result } = (await response.json()) as { result: { name: string; state: string } };
     assert.equal(result.name, "from-seed");
     assert.equal(result.state, "stopped");
+    // The seed's warehouse and its rule: the primary's stop is refused as configured.
+    const refused = await fetch(
+      `${environment.DBCLOUD_API_URL}/v1/organizations/${organizationId}/services/${primaryId}/state`,
+      {
+        method: "PATCH",
+        headers: { authorization: basicAuth(environment), "content-type": "application/json" },
+        body: JSON.stringify({ command: "stop" }),
+      },
+    );
+    assert.equal(refused.status, 403);
+    assert.equal(((await refused.json()) as { error: string }).error, "Stop the secondaries first");
 
     child.kill("SIGTERM");
     const finished = await output.exited;

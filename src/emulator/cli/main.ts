@@ -43,6 +43,7 @@ async function main(argv: readonly string[]): Promise<void> {
     transitions: seed.transitions,
     visibilityLagMs: seed.visibilityLagMs,
     rateLimit,
+    warehouseRules: seed.warehouseRules,
   }).catch((error: unknown) => {
     process.stderr.write(
       `dbcloud-emulator: cannot listen on ${args.host}:${args.port}: ${(error as Error).message}\n`,

@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { formatValue, EmulatorInputError, IssueList, isPlainObject } from "../input/errors";
 import { readRateLimit, readSeedService, readTransitions } from "../input/seed";
 import { readKeyId, readMilliseconds, readNonEmptyString, reportUnknownKeys } from "../input/values";
-import type { RateLimit, SeedService, TransitionTimes } from "../types";
+import { readWarehouseRules } from "../input/warehouse-rules";
+import type { RateLimit, SeedService, TransitionTimes, WarehouseRules } from "../types";
 
 export interface SeedFile {
   keyId?: string;
@@ -13,6 +14,7 @@ export interface SeedFile {
   visibilityLagMs?: number;
   rateLimit?: RateLimit | false;
   services: SeedService[];
+  warehouseRules?: Partial<WarehouseRules>;
 }
 
 const SEED_FILE_KEYS = new Set([
@@ -22,6 +24,7 @@ const SEED_FILE_KEYS = new Set([
   "visibilityLagMs",
   "rateLimit",
   "services",
+  "warehouseRules",
 ]);
 
 export function parseSeedFile(text: string): SeedFile {
@@ -48,6 +51,9 @@ export function parseSeedFile(text: string): SeedFile {
     seed.visibilityLagMs = readMilliseconds(input.visibilityLagMs, "visibilityLagMs", issues);
   }
   if (input.rateLimit !== undefined) seed.rateLimit = readRateLimit(input.rateLimit, "rateLimit", issues);
+  if (input.warehouseRules !== undefined) {
+    seed.warehouseRules = readWarehouseRules(input.warehouseRules, "warehouseRules", issues);
+  }
   if (Array.isArray(input.services)) {
     const firstIndexOfId = new Map<string, number>();
     input.services.forEach((service, index) => {

@@ -137,6 +137,7 @@ export async function handleApiRequest(
   if (outcome.command !== undefined) entry.command = outcome.command;
   if (outcome.stateBefore !== undefined) entry.stateBefore = outcome.stateBefore;
   if (outcome.stateAfter !== undefined) entry.stateAfter = outcome.stateAfter;
+  if (outcome.warehouseRefusal !== undefined) entry.warehouseRefusal = outcome.warehouseRefusal;
 
   // The operation was applied; the answer is lost or mangled on the way back.
   if (fault?.drop === "after") return drop(context, res, entry);

@@ -4,7 +4,7 @@ import type { PathParams } from "./api-routes";
 import { isPlainObject } from "../input/errors";
 import type { ServiceStore, StoredService } from "../model/service-store";
 import type { Command } from "../model/state-machine";
-import type { ServiceView } from "../types";
+import type { ServiceView, WarehouseRule } from "../types";
 import { isUuid } from "../model/uuid";
 
 export interface OperationOutcome {
@@ -17,6 +17,7 @@ export interface OperationOutcome {
   /** True states of the service, when it was found. */
   stateBefore?: string;
   stateAfter?: string;
+  warehouseRefusal?: WarehouseRule;
 }
 
 /** The organization id is checked before the service id. */
@@ -100,6 +101,9 @@ export function changeState(
   const outcome = { command: parsed.command, stateBefore, stateAfter };
   if (decision.kind === "conflict") return { ...outcome, status: 409, error: decision.message };
   if (decision.kind === "invalid") return { ...outcome, status: 400, error: decision.message };
+  if (decision.kind === "refused") {
+    return { ...outcome, status: decision.status, error: decision.message, warehouseRefusal: decision.rule };
+  }
   // The answer shows the command's effect at once (e.g. "stopping"): it is not lagged.
   return { ...outcome, status: 200, result: store.view(stored, stateAfter) };
 }

@@ -6,7 +6,8 @@ import { BodyTooLargeError, readBody, sendJson } from "./io";
 import { EmulatorInputError, isPlainObject, readOrThrow } from "../input/errors";
 import { parseSeedService, readRateLimit, readScheduledState, readTransitions } from "../input/seed";
 import { readMilliseconds, readNonEmptyString, reportUnknownKeys } from "../input/values";
-import type { Emulator, ServiceView, TransitionTimes } from "../types";
+import { readWarehouseRules } from "../input/warehouse-rules";
+import type { Emulator, ServiceView, TransitionTimes, WarehouseRules } from "../types";
 
 export const CONTROL_PREFIX = "/_emulator/";
 
@@ -20,6 +21,7 @@ export interface ServiceDescription {
 export interface ControlTarget extends Emulator {
   describeService(serviceId: string): ServiceDescription | undefined;
   currentTransitions(): TransitionTimes;
+  currentWarehouseRules(): WarehouseRules;
 }
 
 type ControlAnswer = { status: number; body: unknown };
@@ -101,6 +103,11 @@ function route(target: ControlTarget, method: string, path: string, body: Buffer
     case "PUT transitions": {
       target.setTransitions(readOrThrow((issues) => readTransitions(parseJson(body), "transitions", issues)));
       return { status: 200, body: { transitions: target.currentTransitions() } };
+    }
+    case "PUT warehouse-rules": {
+      const input = parseJson(body);
+      target.setWarehouseRules(readOrThrow((issues) => readWarehouseRules(input, "warehouseRules", issues)));
+      return { status: 200, body: { warehouseRules: target.currentWarehouseRules() } };
     }
     default:
       return { status: 404, body: { error: `No control route for ${method} ${CONTROL_PREFIX}${path}` } };

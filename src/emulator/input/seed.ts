@@ -11,6 +11,9 @@ const SEED_SERVICE_KEYS = new Set([
   "state",
   "reversePrivateEndpointIds",
   "fields",
+  "dataWarehouseId",
+  "isPrimary",
+  "isReadonly",
 ]);
 const TRANSITION_KEYS: ReadonlyArray<keyof TransitionTimes> = [
   "starting",
@@ -48,6 +51,14 @@ export function readSeedService(value: unknown, path: string, issues: IssueList)
     } else {
       issues.add(`${path}.reversePrivateEndpointIds`, `must be an array of strings, got ${formatValue(ids)}`);
     }
+  }
+  if (value.dataWarehouseId !== undefined) {
+    seed.dataWarehouseId = readUuid(value.dataWarehouseId, `${path}.dataWarehouseId`, issues);
+  }
+  for (const key of ["isPrimary", "isReadonly"] as const) {
+    if (value[key] === undefined) continue;
+    if (typeof value[key] === "boolean") seed[key] = value[key];
+    else issues.add(`${path}.${key}`, `must be a boolean, got ${formatValue(value[key])}`);
   }
   if (value.fields !== undefined) {
     if (isPlainObject(value.fields)) {

@@ -11,7 +11,8 @@ import {
   type Phase,
   resolvePhase,
 } from "./state-machine";
-import type { ScheduledState, SeedService, ServiceView, TransitionTimes } from "../types";
+import { type Refusal, warehouseRefusal } from "./warehouse";
+import type { ScheduledState, SeedService, ServiceView, TransitionTimes, WarehouseRules } from "../types";
 
 export interface StoredService {
   /** As seeded; lookups ignore case, as uuids do. */
@@ -29,10 +30,11 @@ export interface StoreSettings {
   now(): number;
   transitions(): TransitionTimes;
   visibilityLagMs(): number;
+  warehouseRules(): WarehouseRules;
 }
 
 export interface CommandResult {
-  decision: CommandDecision;
+  decision: CommandDecision | ({ kind: "refused" } & Refusal);
   stateBefore: string;
   stateAfter: string;
 }
@@ -51,6 +53,9 @@ export class ServiceStore {
     const now = this.settings.now();
     const fields = { ...defaultServiceFields(id, new Date(now)), ...structuredClone(seed.fields ?? {}) };
     if (seed.name !== undefined) fields.name = seed.name;
+    for (const key of ["dataWarehouseId", "isPrimary", "isReadonly"] as const) {
+      if (seed[key] !== undefined) fields[key] = seed[key];
+    }
     const stored: StoredService = {
       id,
       organizationId: seed.organizationId,
@@ -120,6 +125,18 @@ export class ServiceStore {
   applyCommand(stored: StoredService, command: Command): CommandResult {
     const stateBefore = this.trueState(stored);
     const decision = decideCommand(stateBefore, command);
+    const refusal =
+      decision.kind === "transition"
+        ? warehouseRefusal(
+            stored,
+            command,
+            this.services.values(),
+            (member) => this.trueState(member),
+            this.settings.warehouseRules(),
+          )
+        : undefined;
+    if (refusal !== undefined)
+      return { decision: { kind: "refused", ...refusal }, stateBefore, stateAfter: stateBefore };
     if (decision.kind === "transition") {
       const now = this.settings.now();
       stored.phase = enterState(decision.state, now, this.settings.transitions());
