@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
 import { systemClock, type Clock } from "./clock";
 import { ApiError, ApiTimeoutError, ConfigurationError, ResponseValidationError } from "./errors";
-import { checkApiUrl, checkedRequestTarget, endpointSegment, uuidSegment } from "./guards";
+import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
@@ -15,13 +15,13 @@ import {
 } from "./retry";
 import { serviceEnvelopeSchema, type ResponseSchema } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
-import { sendAttempt } from "./transport";
+import { sendAttempt, type Attempt } from "./transport";
 import {
   DEFAULT_TIMEOUTS,
   type ApiClientOptions,
   type AttemptTimeouts,
+  type CallOptions,
   type ClientStats,
-  type RequestOptions,
   type ServiceCommand,
   type ServiceResult,
 } from "./options";
@@ -31,6 +31,7 @@ export {
   type ApiClientOptions,
   type ApplyBudget,
   type AttemptTimeouts,
+  type CallOptions,
   type ClientStats,
   type RequestOptions,
   type ServiceCommand,
@@ -100,7 +101,7 @@ export class ApiClient {
   async getService(
     organizationId: string,
     serviceId: string,
-    options: RequestOptions = {},
+    options: CallOptions = {},
   ): Promise<ServiceResult> {
     const path = `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
     const { value, requestId } = await this.send(
@@ -108,7 +109,7 @@ export class ApiClient {
       SERVICE_PATH,
       path,
       undefined,
-      serviceEnvelopeSchema(),
+      serviceEnvelopeSchema,
       options,
     );
     return { service: value.result, requestId };
@@ -119,7 +120,7 @@ export class ApiClient {
     organizationId: string,
     serviceId: string,
     command: ServiceCommand,
-    options: RequestOptions = {},
+    options: CallOptions = {},
   ): Promise<ServiceResult> {
     if (command !== "start" && command !== "stop") {
       throw new TypeError(`command must be "start" or "stop", got ${JSON.stringify(command)}`);
@@ -130,7 +131,7 @@ export class ApiClient {
       STATE_PATH,
       path,
       { command },
-      serviceEnvelopeSchema(),
+      serviceEnvelopeSchema,
       options,
     );
     return { service: value.result, requestId };
@@ -144,7 +145,7 @@ export class ApiClient {
     organizationId: string,
     serviceId: string,
     reversePrivateEndpointId: string,
-    options: RequestOptions = {},
+    options: CallOptions = {},
   ): Promise<{ requestId: string | undefined }> {
     const path =
       `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}` +
@@ -158,128 +159,158 @@ export class ApiClient {
     return { apiUrl: this.apiUrl, keyId: this.keyId };
   }
 
-  /** One call: budget, attempts, retries and validation, all bounded by the caller's deadline. */
+  /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
   private async send<T>(
     method: string,
     template: string,
     path: string,
     body: unknown,
     schema: ResponseSchema<T> | "any",
-    options: RequestOptions,
+    options: CallOptions,
   ): Promise<{ value: T; requestId: string | undefined }> {
-    const target = checkedRequestTarget(this.apiUrl, template, path);
-    const { deadline, applyBudget } = options;
-    const started = this.clock.now();
-    const changes = method !== "GET";
-    let possiblyApplied = false;
-    let lastError: ApiError | ResponseValidationError | undefined;
-    const fail = (error: ApiError | ResponseValidationError): never => {
-      if (changes && possiblyApplied) error.possiblyApplied = true;
-      throw error;
+    const call: Call<T> = {
+      method,
+      template,
+      path,
+      body,
+      schema,
+      options,
+      url: checkedRequestUrl(this.apiUrl, template, path),
+      started: this.clock.now(),
+      possiblyApplied: false,
+      lastError: undefined,
     };
-    const outOfTime = (detail: string): never =>
-      fail(
-        lastError ??
-          new ApiTimeoutError({
-            status: undefined,
-            message: `Timed out (${method} ${path}): ${detail}`,
-            method,
-            path,
-          }),
-      );
-
     for (let attempt = 1; ; attempt++) {
-      if (applyBudget && applyBudget.used >= applyBudget.max) {
-        fail(
-          lastError ??
-            new ApiError({
-              status: undefined,
-              message: `Not sent (${method} ${path}): ${applyBudget.max} commands already sent in this converge`,
-              method,
-              path,
-            }),
-        );
-      }
-      let slot: { waitedMs: number; answered(): void } | undefined;
-      if (this.budget) {
-        try {
-          slot = await this.budget.take(deadline, options.poll);
-          this.stats.budgetWaitMs += slot.waitedMs;
-        } catch (error) {
-          if (error instanceof BudgetDeadlineError) outOfTime(error.message);
-          throw error;
-        }
-      }
-      const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
-      if (remainingMs <= 0) outOfTime("the deadline passed before the request was sent");
-      this.stats.attempts++;
-      const result = await sendAttempt({
-        target,
-        method,
-        path,
-        body,
-        schema,
-        authorization: this.authorization,
-        secrets: this.secrets,
-        dispatcher: this.dispatcher,
-        timeouts: this.timeouts,
-        totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs),
-      });
-      slot?.answered();
-      this.count(result.label);
-      if (applyBudget && !REFUSALS.includes(result.label)) applyBudget.used++;
+      const result = await this.attempt(call);
       if (result.ok) return { value: result.value, requestId: result.requestId };
-      lastError = result.error;
-      // No definite answer, a server error or an unreadable 2xx: the server may have applied it.
-      const refused = result.outcome?.kind === "status" && result.outcome.status < 500;
-      if (!refused) possiblyApplied = true;
-
-      const now = this.clock.now();
-      const serverDelayMs = serverRequestedDelayMs(result.headers, now, this.retryPolicy.maxServerDelayMs);
-      const rateLimited = result.outcome?.kind === "status" && result.outcome.status === 429;
-      if (rateLimited && this.budget) {
-        // Every caller shares the key: nobody sends before the server's window resets, waiters included.
-        this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
-      }
-      const delayMs = retryDelayMs({
-        retry: attempt,
-        policy: this.retryPolicy,
-        serverDelayMs,
-        random: this.random,
-      });
-      const retry =
-        result.outcome !== undefined &&
-        shouldRetry({
-          method,
-          path: template,
-          outcome: result.outcome,
-          attempt,
-          elapsedMs: now - started,
-          nextDelayMs: delayMs,
-          policy: this.retryPolicy,
-          remainingMs: deadline === undefined ? undefined : deadline - now,
-        });
-      if (!retry) fail(result.error);
-      this.stats.retries++;
-      // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-      this.log(
-        `${method} ${path}: ${describeOutcome(result.outcome!)}; retrying in ${(delayMs / 1000).toFixed(1)}s ` +
-          `(attempt ${attempt + 1}${rateLimited ? "" : ` of ${this.retryPolicy.maxAttempts}`})`,
-      );
-      // Stryker restore all
-      await this.clock.sleep(delayMs);
+      await this.clock.sleep(this.retryDelayOrFail(call, result, attempt));
     }
   }
 
-  private count(outcome: string): void {
-    this.stats.outcomes[outcome] = (this.stats.outcomes[outcome] ?? 0) + 1;
+  /** One attempt: within the command bound, after a budget slot, and before the deadline. */
+  private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
+    const { applyBudget, deadline } = call.options;
+    if (applyBudget && applyBudget.used >= applyBudget.max) {
+      const message = `Not sent (${call.method} ${call.path}): ${applyBudget.max} commands already sent in this converge`;
+      this.fail(
+        call,
+        call.lastError ?? new ApiError({ status: undefined, message, method: call.method, path: call.path }),
+      );
+    }
+    const slot = await this.takeSlot(call);
+    const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
+    if (remainingMs <= 0) this.outOfTime(call, "the deadline passed before the request was sent");
+    this.stats.attempts++;
+    const result = await sendAttempt({
+      url: call.url,
+      method: call.method,
+      path: call.path,
+      body: call.body,
+      schema: call.schema,
+      authorization: this.authorization,
+      secrets: this.secrets,
+      dispatcher: this.dispatcher,
+      timeouts: this.timeouts,
+      totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs),
+    });
+    slot?.answered();
+    this.stats.outcomes[result.label] = (this.stats.outcomes[result.label] ?? 0) + 1;
+    if (applyBudget && !REFUSALS.includes(result.label)) applyBudget.used++;
+    if (!result.ok) {
+      call.lastError = result.error;
+      // No definite answer, a server error or an unreadable 2xx: the server may have applied it.
+      const refused = result.outcome?.kind === "status" && result.outcome.status < 500;
+      if (!refused) call.possiblyApplied = true;
+    }
+    return result;
+  }
+
+  /** A slot of the rate budget (none without one); a slot past the deadline fails the call. */
+  private async takeSlot(call: Call<unknown>): Promise<{ answered(): void } | undefined> {
+    if (!this.budget) return undefined;
+    try {
+      const slot = await this.budget.take(call.options.deadline, call.options.poll);
+      this.stats.budgetWaitMs += slot.waitedMs;
+      return slot;
+    } catch (error) {
+      if (error instanceof BudgetDeadlineError) this.outOfTime(call, error.message);
+      throw error;
+    }
+  }
+
+  /** The wait before the next attempt after `result`; throws its error when it is not retried. */
+  private retryDelayOrFail(call: Call<unknown>, result: FailedAttempt, attempt: number): number {
+    const { deadline } = call.options;
+    const now = this.clock.now();
+    const serverDelayMs = serverRequestedDelayMs(result.headers, now, this.retryPolicy.maxServerDelayMs);
+    const rateLimited = result.outcome?.kind === "status" && result.outcome.status === 429;
+    if (rateLimited && this.budget) {
+      // Every caller shares the key: nobody sends before the server's window resets, waiters included.
+      this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
+    }
+    const delayMs = retryDelayMs({
+      retry: attempt,
+      policy: this.retryPolicy,
+      serverDelayMs,
+      random: this.random,
+    });
+    const retry =
+      result.outcome !== undefined &&
+      shouldRetry({
+        method: call.method,
+        path: call.template,
+        outcome: result.outcome,
+        attempt,
+        elapsedMs: now - call.started,
+        nextDelayMs: delayMs,
+        policy: this.retryPolicy,
+        remainingMs: deadline === undefined ? undefined : deadline - now,
+      });
+    if (!retry) this.fail(call, result.error);
+    this.stats.retries++;
+    this.log(
+      `${call.method} ${call.path}: ${describeOutcome(result.outcome!)}; retrying in ${(delayMs / 1000).toFixed(1)}s ` +
+        `(attempt ${attempt + 1}${rateLimited ? "" : ` of ${this.retryPolicy.maxAttempts}`})`,
+    );
+    return delayMs;
+  }
+
+  /** Throws `error`, marked when a change may have been applied by an earlier attempt. */
+  private fail(call: Call<unknown>, error: ApiError | ResponseValidationError): never {
+    if (call.method !== "GET" && call.possiblyApplied) error.possiblyApplied = true;
+    throw error;
+  }
+
+  /** The call is out of time: its last attempt's error, or a timeout saying why. */
+  private outOfTime(call: Call<unknown>, detail: string): never {
+    const { method, path } = call;
+    const message = `Timed out (${method} ${path}): ${detail}`;
+    this.fail(call, call.lastError ?? new ApiTimeoutError({ status: undefined, message, method, path }));
   }
 }
 
-// Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs) (only the retry line above uses it)
+/** One call in progress: what is sent, and what its attempts so far have shown. */
+interface Call<T> {
+  method: string;
+  /** The operation's path template (what the retry policy reads). */
+  template: string;
+  /** The path relative to the base URL, for messages. */
+  path: string;
+  body: unknown;
+  schema: ResponseSchema<T> | "any";
+  options: CallOptions;
+  /** The checked URL to send. */
+  url: string;
+  started: number;
+  /** Some attempt got no definite answer: the server may have applied the request. */
+  possiblyApplied: boolean;
+  lastError: ApiError | ResponseValidationError | undefined;
+}
+
+type FailedAttempt = Extract<Attempt<unknown>, { ok: false }>;
+
 function describeOutcome(outcome: AttemptOutcome): string {
   if (outcome.kind === "status")
     return outcome.status === 429 ? "429 rate limited" : `status ${outcome.status}`;
   return outcome.kind === "timeout" ? "timed out" : "connection failed";
 }
-// Stryker restore all

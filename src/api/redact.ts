@@ -46,29 +46,20 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   return out;
 }
 
-/** Redacts every string in a parsed JSON value (keys included); returns a new value. */
+/**
+ * Redacts every string in a parsed JSON value (keys included); returns a new value. The copy is
+ * built with `Object.fromEntries`, which defines its keys: a `__proto__` key stays a field, never
+ * the copy's prototype.
+ */
 export function redactDeep(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === "string") return redactSecrets(value, secrets);
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets));
   if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value))
-      put(out, redactSecrets(key, secrets), redactDeep(item, secrets));
-    return out;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [redactSecrets(key, secrets), redactDeep(item, secrets)]),
+    );
   }
   return value;
-}
-
-/**
- * Sets `key` as an own data property of a copy being built from parsed JSON: a `__proto__` key
- * stays a field, never a prototype (an assignment would set the copy's prototype to it, and the
- * copy would inherit its fields).
- */
-export function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  // Stryker disable next-line ConditionalExpression,StringLiteral: defining every key, not only __proto__, gives the same own fields: equivalent
-  if (key === "__proto__")
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }
 
 /** Cuts text to `max` characters, saying how much was left out. Redact first, then truncate. */

@@ -1,4 +1,4 @@
-import type { ApplyBudget, RequestOptions, ServiceCommand } from "../api/client";
+import type { ApplyBudget, CallOptions, ServiceCommand } from "../api/client";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
 import {
@@ -129,7 +129,7 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
     calls,
     ...(recorded && { lastCommand: recorded }),
   });
-  const look = async (options: RequestOptions): Promise<Service> => {
+  const look = async (options: CallOptions): Promise<Service> => {
     const shown = (await call(() => client.getService(organizationId, serviceId, options))).service;
     // Stryker disable next-line StringLiteral: any state the table does not know shows the command alike
     if (recorded) recorded = afterRead(recorded, shown.state ?? "");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { RequestOptions, ServiceCommand } from "../../src/api/client";
+import type { CallOptions, ServiceCommand } from "../../src/api/client";
 import { ConflictError } from "../../src/api/errors";
 import {
   ConvergeError,
@@ -35,7 +35,7 @@ export function scripted(gets: Answer[], patches: Answer[] = [], tuning: Partial
     return { service, requestId: "r" };
   };
   const client = {
-    async getService(_org?: string, _id?: string, _options?: RequestOptions) {
+    async getService(_org?: string, _id?: string, _options?: CallOptions) {
       calls.push("GET");
       return answer(gets.length > 1 ? gets.shift() : gets[0]);
     },
@@ -45,7 +45,7 @@ export function scripted(gets: Answer[], patches: Answer[] = [], tuning: Partial
       _org: string,
       _id: string,
       command: ServiceCommand,
-      options: RequestOptions = {},
+      options: CallOptions = {},
     ) {
       const bound = options.applyBudget;
       if (bound && bound.used >= bound.max) throw new Error("client refused: command bound spent");

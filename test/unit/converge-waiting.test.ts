@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type RequestOptions } from "../../src/api/client";
+import { type CallOptions } from "../../src/api/client";
 import { ConflictError } from "../../src/api/errors";
 import type { PollHint } from "../../src/api/rateBudget";
 import { converge, DEFAULT_TUNING } from "../../src/provider/converge";
@@ -114,7 +114,7 @@ describe("converge: waiting and commands", () => {
     const hints: (PollHint | undefined)[] = [];
     const likelihoods: number[] = [];
     const getService = s.deps.client.getService;
-    s.deps.client.getService = async (_o?: string, _i?: string, options?: RequestOptions) => {
+    s.deps.client.getService = async (_o?: string, _i?: string, options?: CallOptions) => {
       hints.push(options?.poll);
       if (options?.poll) likelihoods.push(options.poll.likelihood());
       return getService();
