@@ -2,7 +2,8 @@
  * pulumi-dbcloud: Pulumi dynamic providers for a database cloud's management API.
  *
  * The root exports what programs use: the two resources with their argument types and
- * providers, the getService function, the API client with its options, results and errors, and the documented defaults.
+ * providers, the getService function, the API client with its options, results and errors (all
+ * beneath `DbcloudError`), and the documented defaults (frozen).
  * The local emulator comes from `pulumi-dbcloud/emulator`; the provider implementation from
  * `pulumi-dbcloud/provider` (loaded by the providers themselves, not by programs).
  */
@@ -11,6 +12,7 @@ export {
   serviceRunStateProvider,
   type ServiceRunStateArgs,
   type EndpointOutput,
+  type LastCommandOutput,
 } from "./resources/serviceRunState";
 export {
   ReversePrivateEndpointDeletion,
@@ -43,6 +45,7 @@ export {
   BadRequestError,
   ConfigurationError,
   ConflictError,
+  DbcloudError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
