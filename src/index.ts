@@ -28,15 +28,15 @@ export {
 export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "./provider/serviceRunState";
 export { KNOWN_STATES, type DesiredState } from "./provider/stateTable";
 
+export { ApiClient } from "./api/client";
 export {
-  ApiClient,
   DEFAULT_TIMEOUTS,
   type ApiClientOptions,
   type ClientStats,
   type RequestOptions,
   type ServiceCommand,
   type ServiceResult,
-} from "./api/client";
+} from "./api/options";
 export {
   ApiConnectionError,
   ApiError,

@@ -9,8 +9,8 @@ import {
   DEFAULT_RETRY_POLICY,
   retryDelayMs,
   serverRequestedDelayMs,
+  describeOutcome,
   shouldRetry,
-  type AttemptOutcome,
   type RetryPolicy,
 } from "./retry";
 import { serviceEnvelopeSchema, type ResponseSchema } from "./schemas";
@@ -26,17 +26,9 @@ import {
   type ServiceResult,
 } from "./options";
 
-export {
-  DEFAULT_TIMEOUTS,
-  type ApiClientOptions,
-  type ApplyBudget,
-  type AttemptTimeouts,
-  type CallOptions,
-  type ClientStats,
-  type RequestOptions,
-  type ServiceCommand,
-  type ServiceResult,
-} from "./options";
+// What the provider and tests take from the client's module (the root takes them from options.ts).
+export { DEFAULT_TIMEOUTS } from "./options";
+export type { ApiClientOptions, ApplyBudget, CallOptions, RequestOptions, ServiceCommand } from "./options";
 
 /** The operations' path templates: the path sent must match its template exactly. */
 const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
@@ -89,11 +81,9 @@ export class ApiClient {
     this.budget =
       options.budget ?? (limit ? sharedBudget(this.apiUrl, this.keyId, limit, this.clock) : undefined);
     this.dispatcher = options.dispatcher ?? sharedDispatcher(this.timeouts);
-    const authorization = basicAuthorization(options.keyId, options.keySecret);
-    Object.defineProperty(this, "authorization", { value: authorization, enumerable: false });
-    Object.defineProperty(this, "secrets", {
-      value: secretForms(options.keyId, options.keySecret),
-      enumerable: false,
+    Object.defineProperties(this, {
+      authorization: { value: basicAuthorization(options.keyId, options.keySecret) },
+      secrets: { value: secretForms(options.keyId, options.keySecret) },
     });
   }
 
@@ -103,15 +93,9 @@ export class ApiClient {
     serviceId: string,
     options: CallOptions = {},
   ): Promise<ServiceResult> {
-    const path = `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
-    const { value, requestId } = await this.send(
-      "GET",
-      SERVICE_PATH,
-      path,
-      undefined,
-      serviceEnvelopeSchema,
-      options,
-    );
+    const path = servicePath(organizationId, serviceId);
+    const operation = { method: "GET", template: SERVICE_PATH, path, schema: serviceEnvelopeSchema };
+    const { value, requestId } = await this.send(operation, options);
     return { service: value.result, requestId };
   }
 
@@ -125,15 +109,15 @@ export class ApiClient {
     if (command !== "start" && command !== "stop") {
       throw new TypeError(`command must be "start" or "stop", got ${JSON.stringify(command)}`);
     }
-    const path = `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}/state`;
-    const { value, requestId } = await this.send(
-      "PATCH",
-      STATE_PATH,
+    const path = `${servicePath(organizationId, serviceId)}/state`;
+    const operation = {
+      method: "PATCH",
+      template: STATE_PATH,
       path,
-      { command },
-      serviceEnvelopeSchema,
-      options,
-    );
+      body: { command },
+      schema: serviceEnvelopeSchema,
+    };
+    const { value, requestId } = await this.send(operation, options);
     return { service: value.result, requestId };
   }
 
@@ -147,10 +131,10 @@ export class ApiClient {
     reversePrivateEndpointId: string,
     options: CallOptions = {},
   ): Promise<{ requestId: string | undefined }> {
-    const path =
-      `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}` +
-      `/pipesReversePrivateEndpoints/${endpointSegment("reversePrivateEndpointId", reversePrivateEndpointId)}`;
-    const { requestId } = await this.send("DELETE", ENDPOINT_PATH, path, undefined, "any", options);
+    const endpointId = endpointSegment("reversePrivateEndpointId", reversePrivateEndpointId);
+    const path = `${servicePath(organizationId, serviceId)}/pipesReversePrivateEndpoints/${endpointId}`;
+    const operation = { method: "DELETE", template: ENDPOINT_PATH, path, schema: "any" as const };
+    const { requestId } = await this.send(operation, options);
     return { requestId };
   }
 
@@ -161,21 +145,13 @@ export class ApiClient {
 
   /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
   private async send<T>(
-    method: string,
-    template: string,
-    path: string,
-    body: unknown,
-    schema: ResponseSchema<T> | "any",
+    operation: Operation<T>,
     options: CallOptions,
   ): Promise<{ value: T; requestId: string | undefined }> {
     const call: Call<T> = {
-      method,
-      template,
-      path,
-      body,
-      schema,
+      ...operation,
       options,
-      url: checkedRequestUrl(this.apiUrl, template, path),
+      url: checkedRequestUrl(this.apiUrl, operation.template, operation.path),
       started: this.clock.now(),
       possiblyApplied: false,
       lastError: undefined,
@@ -191,10 +167,11 @@ export class ApiClient {
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
     const { applyBudget, deadline } = call.options;
     if (applyBudget && applyBudget.used >= applyBudget.max) {
-      const message = `Not sent (${call.method} ${call.path}): ${applyBudget.max} commands already sent in this converge`;
-      this.fail(
+      const where = `${call.method} ${call.path}`;
+      this.stop(
         call,
-        call.lastError ?? new ApiError({ status: undefined, message, method: call.method, path: call.path }),
+        ApiError,
+        `Not sent (${where}): ${applyBudget.max} commands already sent in this converge`,
       );
     }
     const slot = await this.takeSlot(call);
@@ -202,11 +179,7 @@ export class ApiClient {
     if (remainingMs <= 0) this.outOfTime(call, "the deadline passed before the request was sent");
     this.stats.attempts++;
     const result = await sendAttempt({
-      url: call.url,
-      method: call.method,
-      path: call.path,
-      body: call.body,
-      schema: call.schema,
+      ...call,
       authorization: this.authorization,
       secrets: this.secrets,
       dispatcher: this.dispatcher,
@@ -283,21 +256,36 @@ export class ApiClient {
 
   /** The call is out of time: its last attempt's error, or a timeout saying why. */
   private outOfTime(call: Call<unknown>, detail: string): never {
+    this.stop(call, ApiTimeoutError, `Timed out (${call.method} ${call.path}): ${detail}`);
+  }
+
+  /** Ends a call before an attempt: with its last attempt's error, or a new one of `ErrorClass`. */
+  private stop(call: Call<unknown>, ErrorClass: typeof ApiError, message: string): never {
     const { method, path } = call;
-    const message = `Timed out (${method} ${path}): ${detail}`;
-    this.fail(call, call.lastError ?? new ApiTimeoutError({ status: undefined, message, method, path }));
+    this.fail(call, call.lastError ?? new ErrorClass({ status: undefined, message, method, path }));
   }
 }
 
-/** One call in progress: what is sent, and what its attempts so far have shown. */
-interface Call<T> {
+/** What one operation sends, and how its answer is read. */
+interface Operation<T> {
   method: string;
-  /** The operation's path template (what the retry policy reads). */
+  /** The operation's path template: the path must fit it, and the retry policy reads it. */
   template: string;
-  /** The path relative to the base URL, for messages. */
+  /** The path relative to the base URL (also what messages show). */
   path: string;
-  body: unknown;
+  /** The JSON body; none when undefined. */
+  body?: unknown;
+  /** Schema of a 2xx body; `"any"` takes any 2xx, with or without a body, as success. */
   schema: ResponseSchema<T> | "any";
+}
+
+/** The path of a service, its ids checked. */
+function servicePath(organizationId: string, serviceId: string): string {
+  return `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
+}
+
+/** One call in progress: what is sent, and what its attempts so far have shown. */
+interface Call<T> extends Operation<T> {
   options: CallOptions;
   /** The checked URL to send. */
   url: string;
@@ -308,9 +296,3 @@ interface Call<T> {
 }
 
 type FailedAttempt = Extract<Attempt<unknown>, { ok: false }>;
-
-function describeOutcome(outcome: AttemptOutcome): string {
-  if (outcome.kind === "status")
-    return outcome.status === 429 ? "429 rate limited" : `status ${outcome.status}`;
-  return outcome.kind === "timeout" ? "timed out" : "connection failed";
-}

@@ -36,7 +36,8 @@ export interface AttemptRequest<T> {
   method: string;
   /** Path relative to the base URL, for messages: never holds credentials. */
   path: string;
-  body: unknown;
+  /** The JSON body; none when undefined. */
+  body?: unknown;
   /** Schema of a 2xx body; `"any"` takes any 2xx, with or without a body, as success. */
   schema: ResponseSchema<T> | "any";
   authorization: string;
