@@ -33,17 +33,29 @@ export function secretForms(keyId: string, keySecret: string): string[] {
   return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 
+/** An Authorization header value in text: the name, any quoting and separator, the scheme, the token. */
+const AUTHORIZATION_VALUE = /(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[A-Za-z0-9+/=._~%-]+/gi;
+
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text.replace(
-    /(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[A-Za-z0-9+/=._~%-]+/gi,
-    `$1$2 ${REDACTED}`,
-  );
+  let out = text.replace(AUTHORIZATION_VALUE, `$1$2 ${REDACTED}`);
   for (const secret of secrets) {
     // The search comes first: most text holds no form, and a split allocates.
     if (secret && secret.length >= MIN_SECRET_LENGTH && out.includes(secret))
       out = out.split(secret).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * Redacts a JSON body as parsed: the value `JSON.parse(text)` gave, its strings (keys included)
+ * redacted. A parsed string holds only what the text holds unless an escape spells it, so a body
+ * with no backslash, no Authorization word and no form of the secret is returned as parsed, with
+ * no walk over every string of it (which costs about as much as the rest of a read).
+ */
+export function redactParsed(text: string, parsed: unknown, secrets: readonly string[]): unknown {
+  const mayHold =
+    text.includes("\\") || /authorization/i.test(text) || secrets.some((form) => text.includes(form));
+  return mayHold ? redactDeep(parsed, secrets) : parsed;
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   createApiError,
   ResponseValidationError,
 } from "./errors";
-import { redactDeep, redactSecrets, truncate } from "./redact";
+import { redactParsed, redactSecrets, truncate } from "./redact";
 import type { AttemptOutcome } from "./retry";
 import { errorEnvelopeSchema, type ResponseSchema } from "./schemas";
 import type { DispatcherTimeouts } from "./shared";
@@ -104,7 +104,7 @@ function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
   });
   if (answer.bytes > MAX_BODY_BYTES) return invalid([`(body): larger than ${MAX_BODY_BYTES} bytes`]);
   // Redacted before validation: a Service field echoing the secret never reaches an output.
-  const safe = redactDeep(json, req.secrets);
+  const safe = redactParsed(text, json, req.secrets);
   if (req.schema === "any") return { ok: true, value: safe as T, requestId, label };
   if (json === undefined) {
     return invalid([`(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, req.secrets), 80))}`]);

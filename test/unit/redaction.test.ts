@@ -3,6 +3,7 @@ import {
   basicAuthorization,
   REDACTED,
   redactDeep,
+  redactParsed,
   redactSecrets,
   secretForms,
   truncate,
@@ -71,6 +72,23 @@ describe("redaction", () => {
     assert.equal(Object.getPrototypeOf(copy), Object.prototype, "a __proto__ key stays a field");
     assert.deepEqual(Object.getOwnPropertyDescriptor(copy, "__proto__")?.value, { polluted: true });
     assert.equal(redactDeep(null, [secret]), null);
+  });
+
+  it("a parsed body is walked when its text has a backslash, an Authorization word or a form of the secret", () => {
+    const forms = secretForms("key-id", "s3cr3t-value");
+    const parse = (text: string) => redactParsed(text, JSON.parse(text), forms);
+    const plain = JSON.parse('{"name":"plain"}');
+    assert.equal(
+      redactParsed('{"name":"plain"}', plain, forms),
+      plain,
+      "nothing to redact: the value as parsed",
+    );
+    assert.deepEqual(parse('{"name":"s3cr3t-value"}'), { name: REDACTED });
+    // \u0073 spells "s": the parsed string holds the secret though the text does not.
+    assert.deepEqual(parse('{"name":"\\u00733cr3t-value"}'), { name: REDACTED });
+    assert.deepEqual(parse('{"note":"AUTHORIZATION: Basic b3RoZXI="}'), {
+      note: `AUTHORIZATION: Basic ${REDACTED}`,
+    });
   });
 
   it("truncate keeps max characters and says how many more there were", () => {
