@@ -41,12 +41,7 @@ export function scripted(gets: Answer[], patches: Answer[] = [], tuning: Partial
     },
     // Like the real client: a PATCH is not sent once the converge's command bound is spent,
     // and every one sent counts against it unless the answer is a refusal (409).
-    async changeServiceState(
-      _org: string,
-      _id: string,
-      command: ServiceCommand,
-      options: CallOptions = {},
-    ) {
+    async changeServiceState(_org: string, _id: string, command: ServiceCommand, options: CallOptions = {}) {
       const bound = options.applyBudget;
       if (bound && bound.used >= bound.max) throw new Error("client refused: command bound spent");
       calls.push(`PATCH ${command}`);
