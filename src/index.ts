@@ -2,7 +2,8 @@
  * pulumi-dbcloud: Pulumi dynamic providers for a database cloud's management API.
  *
  * The root exports what programs use: the two resources with their argument types and
- * providers, the getService function, the API client with its options, results and errors, and the documented defaults.
+ * providers, the getService function, the API client with its options, results and errors (all
+ * beneath `DbcloudError`), and the documented defaults (frozen).
  * The local emulator comes from `pulumi-dbcloud/emulator`; the provider implementation from
  * `pulumi-dbcloud/provider` (loaded by the providers themselves, not by programs).
  */
@@ -27,15 +28,15 @@ export {
 export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "./provider/defaults";
 export { KNOWN_STATES, type DesiredState } from "./provider/stateTable";
 
+export { ApiClient } from "./api/client";
 export {
-  ApiClient,
   DEFAULT_TIMEOUTS,
   type ApiClientOptions,
   type ClientStats,
   type RequestOptions,
   type ServiceCommand,
   type ServiceResult,
-} from "./api/client";
+} from "./api/options";
 export {
   ApiConnectionError,
   ApiError,
@@ -44,6 +45,7 @@ export {
   BadRequestError,
   ConfigurationError,
   ConflictError,
+  DbcloudError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,

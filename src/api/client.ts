@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
 import { systemClock, type Clock } from "./clock";
 import { ApiError, ApiTimeoutError, ConfigurationError, ResponseValidationError } from "./errors";
-import { checkApiUrl, checkedRequestTarget, endpointSegment, uuidSegment } from "./guards";
+import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
@@ -9,33 +9,26 @@ import {
   DEFAULT_RETRY_POLICY,
   retryDelayMs,
   serverRequestedDelayMs,
+  describeOutcome,
   shouldRetry,
-  type AttemptOutcome,
   type RetryPolicy,
 } from "./retry";
 import { serviceEnvelopeSchema, type ResponseSchema } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
-import { sendAttempt } from "./transport";
+import { sendAttempt, type Attempt } from "./transport";
 import {
   DEFAULT_TIMEOUTS,
   type ApiClientOptions,
   type AttemptTimeouts,
+  type CallOptions,
   type ClientStats,
-  type RequestOptions,
   type ServiceCommand,
   type ServiceResult,
 } from "./options";
 
-export {
-  DEFAULT_TIMEOUTS,
-  type ApiClientOptions,
-  type ApplyBudget,
-  type AttemptTimeouts,
-  type ClientStats,
-  type RequestOptions,
-  type ServiceCommand,
-  type ServiceResult,
-} from "./options";
+// What the provider and tests take from the client's module (the root takes them from options.ts).
+export { DEFAULT_TIMEOUTS } from "./options";
+export type { ApiClientOptions, ApplyBudget, CallOptions, RequestOptions, ServiceCommand } from "./options";
 
 /** The operations' path templates: the path sent must match its template exactly. */
 const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
@@ -88,11 +81,9 @@ export class ApiClient {
     this.budget =
       options.budget ?? (limit ? sharedBudget(this.apiUrl, this.keyId, limit, this.clock) : undefined);
     this.dispatcher = options.dispatcher ?? sharedDispatcher(this.timeouts);
-    const authorization = basicAuthorization(options.keyId, options.keySecret);
-    Object.defineProperty(this, "authorization", { value: authorization, enumerable: false });
-    Object.defineProperty(this, "secrets", {
-      value: secretForms(options.keyId, options.keySecret),
-      enumerable: false,
+    Object.defineProperties(this, {
+      authorization: { value: basicAuthorization(options.keyId, options.keySecret) },
+      secrets: { value: secretForms(options.keyId, options.keySecret) },
     });
   }
 
@@ -100,17 +91,11 @@ export class ApiClient {
   async getService(
     organizationId: string,
     serviceId: string,
-    options: RequestOptions = {},
+    options: CallOptions = {},
   ): Promise<ServiceResult> {
-    const path = `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
-    const { value, requestId } = await this.send(
-      "GET",
-      SERVICE_PATH,
-      path,
-      undefined,
-      serviceEnvelopeSchema(),
-      options,
-    );
+    const path = servicePath(organizationId, serviceId);
+    const operation = { method: "GET", template: SERVICE_PATH, path, schema: serviceEnvelopeSchema };
+    const { value, requestId } = await this.send(operation, options);
     return { service: value.result, requestId };
   }
 
@@ -119,20 +104,20 @@ export class ApiClient {
     organizationId: string,
     serviceId: string,
     command: ServiceCommand,
-    options: RequestOptions = {},
+    options: CallOptions = {},
   ): Promise<ServiceResult> {
     if (command !== "start" && command !== "stop") {
       throw new TypeError(`command must be "start" or "stop", got ${JSON.stringify(command)}`);
     }
-    const path = `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}/state`;
-    const { value, requestId } = await this.send(
-      "PATCH",
-      STATE_PATH,
+    const path = `${servicePath(organizationId, serviceId)}/state`;
+    const operation = {
+      method: "PATCH",
+      template: STATE_PATH,
       path,
-      { command },
-      serviceEnvelopeSchema(),
-      options,
-    );
+      body: { command },
+      schema: serviceEnvelopeSchema,
+    };
+    const { value, requestId } = await this.send(operation, options);
     return { service: value.result, requestId };
   }
 
@@ -144,12 +129,12 @@ export class ApiClient {
     organizationId: string,
     serviceId: string,
     reversePrivateEndpointId: string,
-    options: RequestOptions = {},
+    options: CallOptions = {},
   ): Promise<{ requestId: string | undefined }> {
-    const path =
-      `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}` +
-      `/pipesReversePrivateEndpoints/${endpointSegment("reversePrivateEndpointId", reversePrivateEndpointId)}`;
-    const { requestId } = await this.send("DELETE", ENDPOINT_PATH, path, undefined, "any", options);
+    const endpointId = endpointSegment("reversePrivateEndpointId", reversePrivateEndpointId);
+    const path = `${servicePath(organizationId, serviceId)}/pipesReversePrivateEndpoints/${endpointId}`;
+    const operation = { method: "DELETE", template: ENDPOINT_PATH, path, schema: "any" as const };
+    const { requestId } = await this.send(operation, options);
     return { requestId };
   }
 
@@ -158,128 +143,156 @@ export class ApiClient {
     return { apiUrl: this.apiUrl, keyId: this.keyId };
   }
 
-  /** One call: budget, attempts, retries and validation, all bounded by the caller's deadline. */
+  /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
   private async send<T>(
-    method: string,
-    template: string,
-    path: string,
-    body: unknown,
-    schema: ResponseSchema<T> | "any",
-    options: RequestOptions,
+    operation: Operation<T>,
+    options: CallOptions,
   ): Promise<{ value: T; requestId: string | undefined }> {
-    const target = checkedRequestTarget(this.apiUrl, template, path);
-    const { deadline, applyBudget } = options;
-    const started = this.clock.now();
-    const changes = method !== "GET";
-    let possiblyApplied = false;
-    let lastError: ApiError | ResponseValidationError | undefined;
-    const fail = (error: ApiError | ResponseValidationError): never => {
-      if (changes && possiblyApplied) error.possiblyApplied = true;
-      throw error;
+    const call: Call<T> = {
+      ...operation,
+      options,
+      url: checkedRequestUrl(this.apiUrl, operation.template, operation.path),
+      started: this.clock.now(),
+      possiblyApplied: false,
+      lastError: undefined,
     };
-    const outOfTime = (detail: string): never =>
-      fail(
-        lastError ??
-          new ApiTimeoutError({
-            status: undefined,
-            message: `Timed out (${method} ${path}): ${detail}`,
-            method,
-            path,
-          }),
-      );
-
     for (let attempt = 1; ; attempt++) {
-      if (applyBudget && applyBudget.used >= applyBudget.max) {
-        fail(
-          lastError ??
-            new ApiError({
-              status: undefined,
-              message: `Not sent (${method} ${path}): ${applyBudget.max} commands already sent in this converge`,
-              method,
-              path,
-            }),
-        );
-      }
-      let slot: { waitedMs: number; answered(): void } | undefined;
-      if (this.budget) {
-        try {
-          slot = await this.budget.take(deadline, options.poll);
-          this.stats.budgetWaitMs += slot.waitedMs;
-        } catch (error) {
-          if (error instanceof BudgetDeadlineError) outOfTime(error.message);
-          throw error;
-        }
-      }
-      const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
-      if (remainingMs <= 0) outOfTime("the deadline passed before the request was sent");
-      this.stats.attempts++;
-      const result = await sendAttempt({
-        target,
-        method,
-        path,
-        body,
-        schema,
-        authorization: this.authorization,
-        secrets: this.secrets,
-        dispatcher: this.dispatcher,
-        timeouts: this.timeouts,
-        totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs),
-      });
-      slot?.answered();
-      this.count(result.label);
-      if (applyBudget && !REFUSALS.includes(result.label)) applyBudget.used++;
+      const result = await this.attempt(call);
       if (result.ok) return { value: result.value, requestId: result.requestId };
-      lastError = result.error;
-      // No definite answer, a server error or an unreadable 2xx: the server may have applied it.
-      const refused = result.outcome?.kind === "status" && result.outcome.status < 500;
-      if (!refused) possiblyApplied = true;
-
-      const now = this.clock.now();
-      const serverDelayMs = serverRequestedDelayMs(result.headers, now, this.retryPolicy.maxServerDelayMs);
-      const rateLimited = result.outcome?.kind === "status" && result.outcome.status === 429;
-      if (rateLimited && this.budget) {
-        // Every caller shares the key: nobody sends before the server's window resets, waiters included.
-        this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
-      }
-      const delayMs = retryDelayMs({
-        retry: attempt,
-        policy: this.retryPolicy,
-        serverDelayMs,
-        random: this.random,
-      });
-      const retry =
-        result.outcome !== undefined &&
-        shouldRetry({
-          method,
-          path: template,
-          outcome: result.outcome,
-          attempt,
-          elapsedMs: now - started,
-          nextDelayMs: delayMs,
-          policy: this.retryPolicy,
-          remainingMs: deadline === undefined ? undefined : deadline - now,
-        });
-      if (!retry) fail(result.error);
-      this.stats.retries++;
-      // Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs)
-      this.log(
-        `${method} ${path}: ${describeOutcome(result.outcome!)}; retrying in ${(delayMs / 1000).toFixed(1)}s ` +
-          `(attempt ${attempt + 1}${rateLimited ? "" : ` of ${this.retryPolicy.maxAttempts}`})`,
-      );
-      // Stryker restore all
-      await this.clock.sleep(delayMs);
+      await this.clock.sleep(this.retryDelayOrFail(call, result, attempt));
     }
   }
 
-  private count(outcome: string): void {
-    this.stats.outcomes[outcome] = (this.stats.outcomes[outcome] ?? 0) + 1;
+  /** One attempt: within the command bound, after a budget slot, and before the deadline. */
+  private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
+    const { applyBudget, deadline } = call.options;
+    if (applyBudget && applyBudget.used >= applyBudget.max) {
+      const where = `${call.method} ${call.path}`;
+      this.stop(
+        call,
+        ApiError,
+        `Not sent (${where}): ${applyBudget.max} commands already sent in this converge`,
+      );
+    }
+    const slot = await this.takeSlot(call);
+    const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
+    if (remainingMs <= 0) this.outOfTime(call, "the deadline passed before the request was sent");
+    this.stats.attempts++;
+    const result = await sendAttempt({
+      ...call,
+      authorization: this.authorization,
+      secrets: this.secrets,
+      dispatcher: this.dispatcher,
+      timeouts: this.timeouts,
+      totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs),
+    });
+    slot?.answered();
+    this.stats.outcomes[result.label] = (this.stats.outcomes[result.label] ?? 0) + 1;
+    if (applyBudget && !REFUSALS.includes(result.label)) applyBudget.used++;
+    if (!result.ok) {
+      call.lastError = result.error;
+      // No definite answer, a server error or an unreadable 2xx: the server may have applied it.
+      const refused = result.outcome?.kind === "status" && result.outcome.status < 500;
+      if (!refused) call.possiblyApplied = true;
+    }
+    return result;
+  }
+
+  /** A slot of the rate budget (none without one); a slot past the deadline fails the call. */
+  private async takeSlot(call: Call<unknown>): Promise<{ answered(): void } | undefined> {
+    if (!this.budget) return undefined;
+    try {
+      const slot = await this.budget.take(call.options.deadline, call.options.poll);
+      this.stats.budgetWaitMs += slot.waitedMs;
+      return slot;
+    } catch (error) {
+      if (error instanceof BudgetDeadlineError) this.outOfTime(call, error.message);
+      throw error;
+    }
+  }
+
+  /** The wait before the next attempt after `result`; throws its error when it is not retried. */
+  private retryDelayOrFail(call: Call<unknown>, result: FailedAttempt, attempt: number): number {
+    const { deadline } = call.options;
+    const now = this.clock.now();
+    const serverDelayMs = serverRequestedDelayMs(result.headers, now, this.retryPolicy.maxServerDelayMs);
+    const rateLimited = result.outcome?.kind === "status" && result.outcome.status === 429;
+    if (rateLimited && this.budget) {
+      // Every caller shares the key: nobody sends before the server's window resets, waiters included.
+      this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
+    }
+    const delayMs = retryDelayMs({
+      retry: attempt,
+      policy: this.retryPolicy,
+      serverDelayMs,
+      random: this.random,
+    });
+    const retry =
+      result.outcome !== undefined &&
+      shouldRetry({
+        method: call.method,
+        path: call.template,
+        outcome: result.outcome,
+        attempt,
+        elapsedMs: now - call.started,
+        nextDelayMs: delayMs,
+        policy: this.retryPolicy,
+        remainingMs: deadline === undefined ? undefined : deadline - now,
+      });
+    if (!retry) this.fail(call, result.error);
+    this.stats.retries++;
+    this.log(
+      `${call.method} ${call.path}: ${describeOutcome(result.outcome!)}; retrying in ${(delayMs / 1000).toFixed(1)}s ` +
+        `(attempt ${attempt + 1}${rateLimited ? "" : ` of ${this.retryPolicy.maxAttempts}`})`,
+    );
+    return delayMs;
+  }
+
+  /** Throws `error`, marked when a change may have been applied by an earlier attempt. */
+  private fail(call: Call<unknown>, error: ApiError | ResponseValidationError): never {
+    if (call.method !== "GET" && call.possiblyApplied) error.possiblyApplied = true;
+    throw error;
+  }
+
+  /** The call is out of time: its last attempt's error, or a timeout saying why. */
+  private outOfTime(call: Call<unknown>, detail: string): never {
+    this.stop(call, ApiTimeoutError, `Timed out (${call.method} ${call.path}): ${detail}`);
+  }
+
+  /** Ends a call before an attempt: with its last attempt's error, or a new one of `ErrorClass`. */
+  private stop(call: Call<unknown>, ErrorClass: typeof ApiError, message: string): never {
+    const { method, path } = call;
+    this.fail(call, call.lastError ?? new ErrorClass({ status: undefined, message, method, path }));
   }
 }
 
-// Stryker disable all: log wording, out of the mutation scope (stryker.config.mjs) (only the retry line above uses it)
-function describeOutcome(outcome: AttemptOutcome): string {
-  if (outcome.kind === "status")
-    return outcome.status === 429 ? "429 rate limited" : `status ${outcome.status}`;
-  return outcome.kind === "timeout" ? "timed out" : "connection failed";
+/** What one operation sends, and how its answer is read. */
+interface Operation<T> {
+  method: string;
+  /** The operation's path template: the path must fit it, and the retry policy reads it. */
+  template: string;
+  /** The path relative to the base URL (also what messages show). */
+  path: string;
+  /** The JSON body; none when undefined. */
+  body?: unknown;
+  /** Schema of a 2xx body; `"any"` takes any 2xx, with or without a body, as success. */
+  schema: ResponseSchema<T> | "any";
 }
-// Stryker restore all
+
+/** The path of a service, its ids checked. */
+function servicePath(organizationId: string, serviceId: string): string {
+  return `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
+}
+
+/** One call in progress: what is sent, and what its attempts so far have shown. */
+interface Call<T> extends Operation<T> {
+  options: CallOptions;
+  /** The checked URL to send. */
+  url: string;
+  started: number;
+  /** Some attempt got no definite answer: the server may have applied the request. */
+  possiblyApplied: boolean;
+  lastError: ApiError | ResponseValidationError | undefined;
+}
+
+type FailedAttempt = Extract<Attempt<unknown>, { ok: false }>;

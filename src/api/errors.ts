@@ -1,8 +1,18 @@
 /**
- * Errors of the management API client. One base class, one subclass per kind, chosen by
- * `createApiError`. Messages read `<status> <server message> (<METHOD> <path>, requestId <id>)`
- * and never carry the Authorization header or the key secret.
+ * The package's errors: `DbcloudError` beneath every one, `ApiError` and one subclass per kind
+ * of HTTP failure (chosen by `createApiError`), `ResponseValidationError` for an answer that does
+ * not fit, and `ConfigurationError` for bad input found before anything is sent. An API error's
+ * message reads `<status> <server message> (<METHOD> <path>, requestId <id>)`; no message carries
+ * the Authorization header or the key secret.
  */
+
+/** Base class of every error this package throws: one `instanceof` catches them all. */
+export class DbcloudError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
 
 /** What an `ApiError` is built from (the client's factory fills it; tests may too). */
 export interface ApiErrorInit {
@@ -25,7 +35,7 @@ export interface ApiErrorInit {
 }
 
 /** Base class of every error of an HTTP exchange with the API; `instanceof` picks the kind. */
-export class ApiError extends Error {
+export class ApiError extends DbcloudError {
   /** HTTP status, or undefined when no response arrived (connection, timeout). */
   readonly status: number | undefined;
   /** The `requestId` of the error envelope (or the X-Request-Id header), for support tickets. */
@@ -46,7 +56,6 @@ export class ApiError extends Error {
 
   constructor(init: ApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = new.target.name;
     this.status = init.status;
     this.requestId = init.requestId;
     this.serverMessage = init.serverMessage;
@@ -78,10 +87,10 @@ export class ApiConnectionError extends ApiError {}
 export class ApiTimeoutError extends ApiError {}
 
 /**
- * The request worked but the answer did not fit the schema. Deliberately not an ApiError
- * subclass of the HTTP kinds: the transport is fine, the data is not (ky does the same).
+ * The request worked but the answer did not fit the schema. Not an ApiError: the exchange is
+ * fine, the data is not.
  */
-export class ResponseValidationError extends Error {
+export class ResponseValidationError extends DbcloudError {
   /** HTTP status of the answer (a 2xx). */
   readonly status: number;
   /** The answer's `requestId`, redacted. */
@@ -108,7 +117,6 @@ export class ResponseValidationError extends Error {
       `Unexpected response to ${init.method} ${init.path} (status ${init.status}` +
       `${init.requestId ? `, requestId ${init.requestId}` : ""}): ${init.issues.join("; ")}`;
     super(message);
-    this.name = "ResponseValidationError";
     this.status = init.status;
     this.requestId = init.requestId;
     this.method = init.method;
@@ -119,14 +127,13 @@ export class ResponseValidationError extends Error {
 }
 
 /** Bad configuration or input, found before any request is sent. */
-export class ConfigurationError extends Error {
+export class ConfigurationError extends DbcloudError {
   /** Every problem found, one line each, naming the setting (never its secret value). */
   readonly problems: string[];
   constructor(problems: string[]) {
     const message =
       problems.length === 1 ? problems[0] : `Invalid configuration:\n- ${problems.join("\n- ")}`;
     super(message);
-    this.name = "ConfigurationError";
     this.problems = problems;
   }
 }

@@ -38,43 +38,6 @@ export function endpointSegment(name: string, value: unknown): string {
 /** One path segment of an operation's template: what a guarded id encodes to, never a dot segment. */
 const TEMPLATE_SEGMENT = "(?!\\.+(?:/|$))[A-Za-z0-9._:~-]{1,128}";
 
-/** Each operation's template as a pattern, built once: there are three operations. */
-const templatePatterns = new Map<string, RegExp>();
-
-function templatePattern(template: string): RegExp {
-  return (
-    templatePatterns.get(template) ??
-    remember(
-      templatePatterns,
-      template,
-      new RegExp(`^${template.replace(/\{[A-Za-z]+\}/g, TEMPLATE_SEGMENT)}$`),
-    )
-  );
-}
-
-/** The base URL's origin and path (no trailing slash), parsed once per base URL. */
-const bases = new Map<string, { origin: string; pathname: string }>();
-
-function baseOf(apiUrl: string): { origin: string; pathname: string } {
-  return bases.get(apiUrl) ?? parseBase(apiUrl);
-}
-
-function parseBase(apiUrl: string): { origin: string; pathname: string } {
-  const url = new URL(apiUrl);
-  // The base URL was checked (checkApiUrl): it has no trailing slash, so only a root path's "/" goes.
-  const base = { origin: url.origin, pathname: url.pathname === "/" ? "" : url.pathname };
-  // A process talks to a handful of base URLs; the bound only keeps hostile callers from growing it.
-  if (bases.size >= 64) bases.clear();
-  return remember(bases, apiUrl, base);
-}
-
-/** Puts `value` in `cache` under `key`; returns it. */
-function remember<K, V>(cache: Map<K, V>, key: K, value: V): V {
-  // Stryker disable next-line CallExpression: without it each call builds the same value again (a cache): equivalent
-  cache.set(key, value);
-  return value;
-}
-
 /**
  * The last line before a request leaves: the URL about to be sent must have exactly the path
  * built from the operation's template (`/v1/organizations/{organizationId}/...`), with no
@@ -82,44 +45,16 @@ function remember<K, V>(cache: Map<K, V>, key: K, value: V): V {
  * the URL to send; throws, sending nothing, on any difference.
  */
 export function checkedRequestUrl(apiUrl: string, template: string, path: string): string {
-  return checkedRequestTarget(apiUrl, template, path).href;
-}
-
-/** A request's checked URL, and its origin and path as a dispatcher takes them. */
-export interface RequestTarget {
-  href: string;
-  origin: string;
-  /** The URL's path as it will be sent (it has no query: a URL with one is refused). */
-  pathname: string;
-}
-
-/** `checkedRequestUrl`, with the origin and path of the URL it returns. */
-export function checkedRequestTarget(apiUrl: string, template: string, path: string): RequestTarget {
-  // A URL once checked is checked: a poll asks for the same one every few seconds, and parsing it
-  // again cost about a tenth of a loopback read's overhead (`bench/overhead.ts`, P1).
-  const key = `${template}\n${apiUrl}\n${path}`;
-  return checkedUrls.get(key) ?? checkRequestUrl(key, apiUrl, template, path);
-}
-
-/**
- * URLs that passed `checkRequestUrl`, by template, base URL and path. The client's base URL is
- * checked (it holds no line break) and its paths are built from checked segments, so no two
- * different pairs of base and path share a key.
- */
-const checkedUrls = new Map<string, RequestTarget>();
-
-function checkRequestUrl(key: string, apiUrl: string, template: string, path: string): RequestTarget {
-  const pattern = templatePattern(template);
-  const base = baseOf(apiUrl);
+  const pattern = new RegExp(`^${template.replace(/\{[A-Za-z]+\}/g, TEMPLATE_SEGMENT)}$`);
+  const base = new URL(apiUrl);
+  // The base URL was checked (checkApiUrl): it has no trailing slash, so only a root path's "/" goes.
+  const basePath = base.pathname === "/" ? "" : base.pathname;
   const url = new URL(`${apiUrl}${path}`);
-  const expected = `${base.pathname}${path}`;
   if (
     !pattern.test(path) ||
-    // Stryker disable next-line ConditionalExpression: a path that fits its template has no dot segment, escape or separator that parsing could change: equivalent, kept as defence in depth
-    url.pathname !== expected ||
+    url.pathname !== `${basePath}${path}` ||
     url.search ||
     url.hash ||
-    // Stryker disable next-line ConditionalExpression: a checked base URL followed by such a path keeps its origin: equivalent, kept as defence in depth
     url.origin !== base.origin
   ) {
     throw new TypeError(
@@ -127,19 +62,11 @@ function checkRequestUrl(key: string, apiUrl: string, template: string, path: st
         `(${JSON.stringify(url.pathname)})`,
     );
   }
-  // A process asks for a handful of services; the bound only keeps a long-lived one from growing it.
-  if (checkedUrls.size >= 1024) checkedUrls.clear();
-  // Frozen: every later request for this URL gets the same object.
-  return remember(
-    checkedUrls,
-    key,
-    Object.freeze({ href: url.href, origin: url.origin, pathname: url.pathname }),
-  );
+  return url.href;
 }
 
 /** True for hosts whose traffic never leaves the machine. */
 export function isLoopbackHost(hostname: string): boolean {
-  // Stryker disable next-line Regex: a URL's hostname has brackets only around an IPv6 address, one at each end, so either anchor alone finds the same ones: equivalent
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
   return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }

@@ -3,7 +3,7 @@ import type { Clock } from "./clock";
 import type { PollHint, RateBudget } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
 import type { RetryPolicy } from "./retry";
-import type { Service } from "./schemas";
+import type { Service } from "./serviceTypes";
 import type { DispatcherTimeouts } from "./shared";
 
 /** The client's options, per-call options and results: the types of `ApiClient`'s surface. */
@@ -58,6 +58,10 @@ export interface RequestOptions {
    * and every retry. A call that cannot finish in time fails with `ApiTimeoutError`.
    */
   deadline?: number;
+}
+
+/** The converger's per-call options: internal, not exported from the package root. */
+export interface CallOptions extends RequestOptions {
   /** For commands: shared count of sends that may have been applied; no send past its max. */
   applyBudget?: ApplyBudget;
   /** Marks a waiter's poll: the rate budget serves it after commands and first reads. */
@@ -85,9 +89,9 @@ export interface ClientStats {
 }
 
 /** Per-attempt limits: connect 10 s, headers 30 s, body idle 30 s, the whole attempt 60 s. */
-export const DEFAULT_TIMEOUTS: AttemptTimeouts = {
+export const DEFAULT_TIMEOUTS: Readonly<AttemptTimeouts> = Object.freeze({
   connectMs: 10_000,
   headersMs: 30_000,
   bodyMs: 30_000,
   totalMs: 60_000,
-};
+});

@@ -7,7 +7,7 @@ export interface RateLimit {
 }
 
 /** The real service's limit: 10 requests per 10 s per key. */
-export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 10, windowMs: 10_000 };
+export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({ requests: 10, windowMs: 10_000 });
 
 /** Parses `10/10s`, `5/1m`, `100/500ms`, or `off` (no client-side budget). */
 export function parseRateLimit(text: string): RateLimit | false {

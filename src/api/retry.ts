@@ -18,13 +18,13 @@ export interface RetryPolicy {
 }
 
 /** 8 attempts, backoff from 1 s up to 30 s, 180 s in all, server waits capped at 60 s. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxAttempts: 8,
   baseDelayMs: 1000,
   maxDelayMs: 30_000,
   maxElapsedMs: 180_000,
   maxServerDelayMs: 60_000,
-};
+});
 
 /** No retry delay is shorter than this, whatever the scaling: no setting makes a tight loop. */
 export const MIN_RETRY_DELAY_MS = 10;
@@ -40,6 +40,13 @@ export function isRetryableRequest(method: string, path: string): boolean {
 
 export type AttemptOutcome =
   { kind: "status"; status: number } | { kind: "connection" } | { kind: "timeout" };
+
+/** An outcome as a retry's log line names it. */
+export function describeOutcome(outcome: AttemptOutcome): string {
+  if (outcome.kind === "status")
+    return outcome.status === 429 ? "429 rate limited" : `status ${outcome.status}`;
+  return outcome.kind === "timeout" ? "timed out" : "connection failed";
+}
 
 export function isRetryableOutcome(outcome: AttemptOutcome): boolean {
   return outcome.kind !== "status" || RETRYABLE_STATUSES.includes(outcome.status);

@@ -149,7 +149,7 @@ describe("getService and getServiceOutput against the emulator", function () {
   });
 
   it("gives every field of the spec, null when the API left it out: never undefined", () => {
-    const parsed = serviceSchema().parse({ id: FULL, endpoints: [{ host: "h" }], extra: 1 });
+    const parsed = serviceSchema.parse({ id: FULL, endpoints: [{ host: "h" }], extra: 1 });
     for (const field of Object.keys(ALL_NULL)) {
       if (field !== "endpoints") assert.equal((parsed as Record<string, unknown>)[field], null, field);
     }

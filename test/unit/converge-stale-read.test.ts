@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type RequestOptions, type ServiceCommand } from "../../src/api/client";
+import { type CallOptions, type ServiceCommand } from "../../src/api/client";
 import { type Clock } from "../../src/api/clock";
 import { BadRequestError, ServerError } from "../../src/api/errors";
 import { converge, ConvergeError, DEFAULT_TUNING, type ConvergeRequest } from "../../src/provider/converge";
@@ -37,7 +37,7 @@ function scripted(gets: Answer[], patches: Answer[] = []) {
       calls.push(`GET ${gets[0] instanceof Error ? "error" : gets[0]}`);
       return answer(gets.length > 1 ? gets.shift() : gets[0]);
     },
-    async changeServiceState(_o: string, _i: string, command: ServiceCommand, options: RequestOptions = {}) {
+    async changeServiceState(_o: string, _i: string, command: ServiceCommand, options: CallOptions = {}) {
       calls.push(`PATCH ${command}`);
       if (options.applyBudget) options.applyBudget.used++;
       return answer(patches.shift());

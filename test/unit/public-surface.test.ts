@@ -48,6 +48,7 @@ describe("public surface", () => {
       "DEFAULT_RETRY_POLICY",
       "DEFAULT_TIMEOUTS",
       "DEFAULT_TIMEOUT_SECONDS",
+      "DbcloudError",
       "KNOWN_STATES",
       "MAX_TIMEOUT_SECONDS",
       "NotFoundError",
@@ -64,6 +65,12 @@ describe("public surface", () => {
       "reversePrivateEndpointDeletionProvider",
       "serviceRunStateProvider",
     ]);
+  });
+
+  it("the exported defaults are frozen: a program cannot change them for every other client", () => {
+    for (const defaults of [root.DEFAULT_TIMEOUTS, root.DEFAULT_RETRY_POLICY, root.DEFAULT_RATE_LIMIT]) {
+      assert.ok(Object.isFrozen(defaults));
+    }
   });
 
   it("loading the package root loads no emulator code (the built package, in a fresh process)", () => {

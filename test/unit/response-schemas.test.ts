@@ -1,61 +1,42 @@
 import assert from "node:assert/strict";
-import { once } from "../../src/api/once";
 import { SERVICE_FIELDS } from "../helpers/serviceFields";
 
-/*
- * The response schemas as defined. Each is built once per process (once.ts) and shared after,
- * so this file takes them from a fresh load of the module, as a second installed copy of the
- * package would build its own: what is tested is the definition, not a copy an earlier caller
- * in the process built.
- */
-
-type Schemas = typeof import("../../src/api/schemas");
-
-/** The schemas module loaded anew (and once.ts with it); the cached copy is put back after. */
-function freshSchemas(): Schemas {
-  const paths = [require.resolve("../../src/api/schemas"), require.resolve("../../src/api/once")];
-  const saved = paths.map((path) => require.cache[path]);
-  for (const path of paths) delete require.cache[path];
-  try {
-    return require("../../src/api/schemas") as Schemas;
-  } finally {
-    paths.forEach((path, i) => {
-      if (saved[i]) require.cache[path] = saved[i];
-      else delete require.cache[path];
-    });
-  }
-}
+import {
+  errorEnvelopeSchema,
+  ipAccessListEntrySchema,
+  MAX_ISSUES,
+  MAX_LIST_ITEMS,
+  serviceEndpointSchema,
+  serviceEnvelopeSchema,
+  serviceSchema,
+} from "../../src/api/schemas";
 
 const allNull = (fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, null]));
 
 describe("response schemas", () => {
   it("a Service has every field of the spec, null when the API left it out; unknown fields pass", () => {
-    const { serviceSchema } = freshSchemas();
-    assert.deepEqual(serviceSchema().parse({}), allNull(SERVICE_FIELDS));
-    assert.deepEqual(serviceSchema().parse({ extra: 1 }), { ...allNull(SERVICE_FIELDS), extra: 1 });
-    assert.equal(serviceSchema().safeParse({ state: 5 }).success, false);
+    assert.deepEqual(serviceSchema.parse({}), allNull(SERVICE_FIELDS));
+    assert.deepEqual(serviceSchema.parse({ extra: 1 }), { ...allNull(SERVICE_FIELDS), extra: 1 });
+    assert.equal(serviceSchema.safeParse({ state: 5 }).success, false);
   });
 
   it("an endpoint and an IP access list entry have every field of the spec, null when left out", () => {
-    const { serviceEndpointSchema, ipAccessListEntrySchema } = freshSchemas();
-    assert.deepEqual(serviceEndpointSchema().parse({}), allNull(["protocol", "host", "port", "username"]));
-    assert.equal(serviceEndpointSchema().safeParse({ port: "8443" }).success, false);
-    assert.deepEqual(ipAccessListEntrySchema().parse({}), allNull(["source", "description"]));
-    assert.equal(ipAccessListEntrySchema().safeParse({ source: 1 }).success, false);
+    assert.deepEqual(serviceEndpointSchema.parse({}), allNull(["protocol", "host", "port", "username"]));
+    assert.equal(serviceEndpointSchema.safeParse({ port: "8443" }).success, false);
+    assert.deepEqual(ipAccessListEntrySchema.parse({}), allNull(["source", "description"]));
+    assert.equal(ipAccessListEntrySchema.safeParse({ source: 1 }).success, false);
   });
 
   it("a Service envelope needs a numeric status and a Service", () => {
-    const { serviceEnvelopeSchema } = freshSchemas();
-    assert.equal(serviceEnvelopeSchema().safeParse({ result: {} }).success, false);
-    assert.equal(serviceEnvelopeSchema().safeParse({ status: 200 }).success, false);
-    const parsed = serviceEnvelopeSchema().parse({ status: 200, requestId: null, result: {} });
+    assert.equal(serviceEnvelopeSchema.safeParse({ result: {} }).success, false);
+    assert.equal(serviceEnvelopeSchema.safeParse({ status: 200 }).success, false);
+    const parsed = serviceEnvelopeSchema.parse({ status: 200, requestId: null, result: {} });
     assert.deepEqual(parsed.result, allNull(SERVICE_FIELDS));
   });
 
   it("names each problem by its path and what was expected", () => {
-    const { serviceEnvelopeSchema } = freshSchemas();
     const issuesOf = (value: unknown) => {
-      const checked = serviceEnvelopeSchema().safeParse(value);
+      const checked = serviceEnvelopeSchema.safeParse(value);
       assert.equal(checked.success, false);
       return checked.success ? [] : checked.issues;
     };
@@ -89,14 +70,13 @@ describe("response schemas", () => {
     );
     assert.deepEqual(issuesOf({ result: {} }), ["status: required"]);
     assert.deepEqual(issuesOf({ status: null, result: {} }), ["status: required"]);
-    assert.throws(() => serviceEnvelopeSchema().parse({ status: "200" }), {
+    assert.throws(() => serviceEnvelopeSchema.parse({ status: "200" }), {
       name: "TypeError",
       message: "status: expected number, received string; result: expected object, received undefined",
     });
   });
 
   it("checks every field of the spec for its kind, in a Service and in its lists' records", () => {
-    const { serviceSchema, serviceEndpointSchema, ipAccessListEntrySchema } = freshSchemas();
     // The kinds as the spec gives them, written out here rather than read from the source.
     const lists = ["endpoints", "ipAccessList", "privateEndpointIds", "availablePrivateEndpointIds"];
     const numbers = [
@@ -119,33 +99,32 @@ describe("response schemas", () => {
     const issuesOf = (checked: { success: boolean; issues?: string[] }) => checked.issues ?? [];
     for (const field of SERVICE_FIELDS) {
       assert.deepEqual(
-        issuesOf(serviceSchema().safeParse({ [field]: {} })),
+        issuesOf(serviceSchema.safeParse({ [field]: {} })),
         [`${field}: expected ${kindOf(field)}, received object`],
         field,
       );
     }
     const endpointKinds = { protocol: "string", host: "string", port: "number", username: "string" };
     for (const [field, kind] of Object.entries(endpointKinds)) {
-      assert.deepEqual(issuesOf(serviceEndpointSchema().safeParse({ [field]: {} })), [
+      assert.deepEqual(issuesOf(serviceEndpointSchema.safeParse({ [field]: {} })), [
         `${field}: expected ${kind}, received object`,
       ]);
-      assert.deepEqual(issuesOf(serviceSchema().safeParse({ endpoints: [{ [field]: {} }] })), [
+      assert.deepEqual(issuesOf(serviceSchema.safeParse({ endpoints: [{ [field]: {} }] })), [
         `endpoints.0.${field}: expected ${kind}, received object`,
       ]);
     }
     for (const field of ["source", "description"]) {
-      assert.deepEqual(issuesOf(ipAccessListEntrySchema().safeParse({ [field]: {} })), [
+      assert.deepEqual(issuesOf(ipAccessListEntrySchema.safeParse({ [field]: {} })), [
         `${field}: expected string, received object`,
       ]);
-      assert.deepEqual(issuesOf(serviceSchema().safeParse({ ipAccessList: [{ [field]: {} }] })), [
+      assert.deepEqual(issuesOf(serviceSchema.safeParse({ ipAccessList: [{ [field]: {} }] })), [
         `ipAccessList.0.${field}: expected string, received object`,
       ]);
     }
   });
 
   it("lists at most MAX_ISSUES problems of a hostile answer, and counts the rest", () => {
-    const { serviceSchema, MAX_ISSUES } = freshSchemas();
-    const checked = serviceSchema().safeParse({
+    const checked = serviceSchema.safeParse({
       privateEndpointIds: Array.from({ length: 1000 }, (_, i) => i),
     });
     assert.equal(checked.success, false);
@@ -157,7 +136,7 @@ describe("response schemas", () => {
       `privateEndpointIds.${MAX_ISSUES - 1}: expected string, received number`,
     );
     assert.equal(checked.issues[MAX_ISSUES], `and ${1000 - MAX_ISSUES} more problems`);
-    const exactly = serviceSchema().safeParse({
+    const exactly = serviceSchema.safeParse({
       privateEndpointIds: Array.from({ length: MAX_ISSUES }, (_, i) => i),
     });
     assert.equal(
@@ -168,9 +147,8 @@ describe("response schemas", () => {
   });
 
   it("keeps unknown fields as sent, after the spec's; a __proto__ field stays a field", () => {
-    const { serviceSchema } = freshSchemas();
     const nested = { deep: [1] };
-    const parsed = serviceSchema().parse(
+    const parsed = serviceSchema.parse(
       JSON.parse('{"zeta":1,"__proto__":{"polluted":true},"state":"running"}'),
     );
     const fields = parsed as Record<string, unknown>;
@@ -186,30 +164,39 @@ describe("response schemas", () => {
     const keys = Object.keys(parsed);
     assert.deepEqual(keys.slice(0, SERVICE_FIELDS.length), [...SERVICE_FIELDS]);
     assert.deepEqual(keys.slice(SERVICE_FIELDS.length), ["zeta", "__proto__"]);
-    assert.equal((serviceSchema().parse({ extra: nested }) as Record<string, unknown>).extra, nested);
+    assert.equal((serviceSchema.parse({ extra: nested }) as Record<string, unknown>).extra, nested);
     const input = { endpoints: [{ host: "h" }] };
-    const copy = serviceSchema().parse(input);
+    const copy = serviceSchema.parse(input);
     assert.notEqual(copy.endpoints, input.endpoints, "lists are copied, never the caller's");
     assert.deepEqual(input, { endpoints: [{ host: "h" }] }, "the input is left as it was");
   });
 
   it("an error envelope's message is a string or nothing", () => {
-    const { errorEnvelopeSchema } = freshSchemas();
-    assert.equal(errorEnvelopeSchema().safeParse({ status: 503, error: 42 }).success, false);
-    assert.equal(errorEnvelopeSchema().safeParse({ status: "503" }).success, false);
-    assert.equal(errorEnvelopeSchema().safeParse({ requestId: 7 }).success, false);
-    assert.deepEqual(errorEnvelopeSchema().parse({ status: 503, error: "busy" }), {
+    assert.equal(errorEnvelopeSchema.safeParse({ status: 503, error: 42 }).success, false);
+    assert.equal(errorEnvelopeSchema.safeParse({ status: "503" }).success, false);
+    assert.equal(errorEnvelopeSchema.safeParse({ requestId: 7 }).success, false);
+    assert.deepEqual(errorEnvelopeSchema.parse({ status: 503, error: "busy" }), {
       status: 503,
       error: "busy",
     });
   });
 
-  it("once builds on the first call and returns the same value after", () => {
-    let builds = 0;
-    const get = once(() => ({ build: ++builds }));
-    const first = get();
-    assert.deepEqual(first, { build: 1 });
-    assert.equal(get(), first);
-    assert.equal(builds, 1);
+  it("refuses a list longer than MAX_LIST_ITEMS with one problem, its items unchecked", () => {
+    const checked = serviceSchema.safeParse({
+      privateEndpointIds: Array.from({ length: MAX_LIST_ITEMS + 1 }, () => 0),
+    });
+    assert.deepEqual(checked.success ? [] : checked.issues, [
+      `privateEndpointIds: Too big: expected array to have <=${MAX_LIST_ITEMS} items`,
+    ]);
+    const full = Array.from({ length: MAX_LIST_ITEMS }, (_, i) => `pe-${i}`);
+    assert.deepEqual(serviceSchema.parse({ privateEndpointIds: full }).privateEndpointIds, full);
+  });
+
+  it("a __proto__ field inside a list's record stays a field too", () => {
+    const parsed = serviceSchema.parse(JSON.parse('{"endpoints":[{"__proto__":{"host":"x"},"port":1}]}'));
+    const [endpoint] = parsed.endpoints!;
+    assert.equal(Object.getPrototypeOf(endpoint), Object.prototype);
+    assert.equal(endpoint.host, null);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(endpoint, "__proto__")?.value, { host: "x" });
   });
 });

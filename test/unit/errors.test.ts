@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import {
+  ApiConnectionError,
   ApiError,
   ConfigurationError,
+  DbcloudError,
   createApiError,
   errorClassForStatus,
   ResponseValidationError,
@@ -9,6 +11,29 @@ import {
 } from "../../src/api/errors";
 
 /* The error classes' messages and fields when parts are missing, and the 5xx boundary. */
+
+describe("error classes", () => {
+  it("every error the package throws is a DbcloudError; a ResponseValidationError is not an ApiError", () => {
+    const where = { method: "GET", path: "/v1/x" };
+    const errors = [
+      createApiError({ status: 404, ...where }),
+      new ApiConnectionError({ status: undefined, message: "m", ...where }),
+      new ResponseValidationError({ status: 200, issues: ["x: y"], ...where }),
+      new ConfigurationError(["apiUrl: missing"]),
+    ];
+    for (const error of errors)
+      assert.ok(error instanceof DbcloudError && error instanceof Error, error.name);
+    assert.deepEqual(
+      errors.map((error) => [error.name, error instanceof ApiError]),
+      [
+        ["NotFoundError", true],
+        ["ApiConnectionError", true],
+        ["ResponseValidationError", false],
+        ["ConfigurationError", false],
+      ],
+    );
+  });
+});
 
 describe("error messages and fields", () => {
   it("without a server message or request id, the message is status and where", () => {

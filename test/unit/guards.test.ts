@@ -9,18 +9,7 @@ import {
   uuidSegment,
   withoutUserinfo,
 } from "../../src/api/guards";
-import {
-  basicAuthorization,
-  REDACTED,
-  redactDeep,
-  redactSecrets,
-  secretForms,
-  truncate,
-} from "../../src/api/redact";
-import { mayHoldSecret } from "../../src/api/transport";
-import "../helpers/warmCaches";
-
-/* Input guards and redaction, edge by edge, with the exact messages users see. */
+/* Input guards, edge by edge, with the exact messages users see. */
 
 const UUID = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
 
@@ -97,42 +86,28 @@ describe("the path about to be sent", () => {
     );
   });
 
-  /** Counts up in each run: names no earlier call in this process used, so nothing comes from a cache. */
-  let fresh = 0;
-  it("a template and a base URL seen for the first time are checked like any other", () => {
-    const n = ++fresh;
-    const newTemplate = `${template}/f${n}`;
-    const ok = `/v1/organizations/a/services/b/f${n}`;
+  it("a new template and base URL are checked like any other", () => {
+    const newTemplate = `${template}/f`;
+    const ok = "/v1/organizations/a/services/b/f";
+    assert.equal(checkedRequestUrl("https://f.example.com", newTemplate, ok), `https://f.example.com${ok}`);
     assert.equal(
-      checkedRequestUrl(`https://f${n}.example.com`, newTemplate, ok),
-      `https://f${n}.example.com${ok}`,
+      checkedRequestUrl("https://api.example.com/f", newTemplate, ok),
+      `https://api.example.com/f${ok}`,
     );
-    assert.equal(
-      checkedRequestUrl(`https://api.example.com/f${n}`, newTemplate, ok),
-      `https://api.example.com/f${n}${ok}`,
-    );
-    assert.throws(
-      () => checkedRequestUrl(`https://f${n}.example.com`, newTemplate, `/v1/organizations/a/b/f${n}`),
-      {
-        message: new RegExp(
-          `^Refusing to send: the request path "/v1/organizations/a/b/f${n}" does not match`,
-        ),
-      },
-    );
+    assert.throws(() => checkedRequestUrl("https://f.example.com", newTemplate, "/v1/organizations/a/b/f"), {
+      message: /^Refusing to send: the request path "\/v1\/organizations\/a\/b\/f" does not match/,
+    });
   });
 
-  it("a URL checked once for one template and base URL passes nothing else", () => {
-    const n = ++fresh;
-    const path = `/v1/organizations/a/services/b${n}`;
-    const base = `https://api.example.com/c${n}`;
-    // Checked, and remembered as checked.
+  it("a URL that passed for one template and base URL passes nothing else", () => {
+    const path = "/v1/organizations/a/services/b";
+    const base = "https://api.example.com/c";
     assert.equal(checkedRequestUrl(base, template, path), `${base}${path}`);
-    assert.equal(checkedRequestUrl(base, template, path), `${base}${path}`);
-    // The same path under another operation's template is still refused.
+    // The same path under another operation's template is refused.
     assert.throws(() => checkedRequestUrl(base, `${template}/state`, path), /^TypeError: Refusing to send/);
     // The same URL split differently between base and path: the path does not fit the template.
     assert.throws(
-      () => checkedRequestUrl("https://api.example.com", template, `/c${n}${path}`),
+      () => checkedRequestUrl("https://api.example.com", template, `/c${path}`),
       /^TypeError: Refusing to send/,
     );
   });
@@ -212,76 +187,5 @@ describe("API URLs", () => {
     assert.deepEqual(checkApiUrl("https://x.example.com/apiv1"), { url: "https://x.example.com/apiv1" });
     assert.deepEqual(checkApiUrl("https://x.example.com/v1/api"), { url: "https://x.example.com/v1/api" });
     assert.deepEqual(checkApiUrl("http://localhost:8787"), { url: "http://localhost:8787" });
-  });
-});
-
-describe("redaction", () => {
-  it("the Basic token is base64 of id:secret", () => {
-    assert.equal(basicAuthorization("id", "secret"), `Basic ${Buffer.from("id:secret").toString("base64")}`);
-  });
-
-  it("every form of the secret and of the token is listed, longest first, short ones never", () => {
-    const secret = 'se+cr/et "x"?';
-    const token = Buffer.from(`id:${secret}`).toString("base64");
-    const forms = secretForms("id", secret);
-    for (const value of [secret, token, Buffer.from(secret).toString("base64")]) {
-      for (const form of [
-        value,
-        JSON.stringify(value).slice(1, -1),
-        encodeURIComponent(value),
-        new URLSearchParams({ v: value }).toString().slice(2),
-        Buffer.from(value).toString("base64url"),
-      ]) {
-        assert.ok(forms.includes(form), form);
-      }
-    }
-    assert.deepEqual(
-      forms,
-      [...forms].sort((a, b) => b.length - a.length),
-    );
-    assert.ok(secretForms("i", "abc").every((form) => form.length >= 6));
-    assert.ok(
-      secretForms("i", "abcdef").includes("abcdef"),
-      "a secret of exactly 6 characters is searched for",
-    );
-    assert.ok(!secretForms("i", "abc").includes("abc"));
-  });
-
-  it("Authorization values of any scheme and quoting are masked, the scheme kept", () => {
-    assert.equal(redactSecrets("Authorization: Bearer abc.def", []), `Authorization: Bearer ${REDACTED}`);
-    assert.equal(
-      redactSecrets(`{"authorization":"basic QUJD=="}`, []),
-      `{"authorization":"basic ${REDACTED}"}`,
-    );
-    assert.equal(redactSecrets("authorization='Basic x%2Fy'", []), `authorization='Basic ${REDACTED}'`);
-    assert.equal(redactSecrets("authorization = Basic a b", []), `authorization = Basic ${REDACTED} b`);
-    assert.equal(redactSecrets("Authorization: Basic   QUJD", []), `Authorization: Basic ${REDACTED}`);
-  });
-
-  it("every occurrence is replaced; secrets shorter than 6 characters are left alone", () => {
-    assert.equal(redactSecrets("abcdef and abcdef", ["abcdef"]), `${REDACTED} and ${REDACTED}`);
-    assert.equal(redactSecrets("abcde", ["abcde", undefined, ""]), "abcde");
-  });
-
-  it("redactDeep redacts strings, keys and array items, and leaves other values alone", () => {
-    const secret = "s3cr3t-value";
-    assert.deepEqual(redactDeep({ [secret]: [secret, 1, null, true, { nested: `x${secret}` }] }, [secret]), {
-      [REDACTED]: [REDACTED, 1, null, true, { nested: `x${REDACTED}` }],
-    });
-    assert.equal(redactDeep(5, [secret]), 5);
-    assert.equal(redactDeep(null, [secret]), null);
-  });
-
-  it("only a body with a backslash or a form of the secret needs its parsed strings walked", () => {
-    const forms = secretForms("key-id", "s3cr3t-value");
-    assert.equal(mayHoldSecret('{"status":200,"result":{"name":"plain"}}', forms), false);
-    assert.equal(mayHoldSecret('{"name":"s3cr3t-value"}', forms), true);
-    // \u0073 spells "s": the parsed string may hold the secret though the raw text does not.
-    assert.equal(mayHoldSecret('{"name":"\\u00733cr3t-value"}', forms), true);
-  });
-
-  it("truncate keeps max characters and says how many more there were", () => {
-    assert.equal(truncate("abcdef", 6), "abcdef");
-    assert.equal(truncate("abcdefgh", 6), "abcdef… (2 more characters)");
   });
 });

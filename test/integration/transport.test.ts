@@ -289,8 +289,8 @@ describe("one attempt at the HTTP boundary", function () {
 });
 
 /*
- * A dispatcher of the caller's own (`ApiClientOptions.dispatcher`) is a boundary too: one from
- * undici 6 drives only the older handler interface, and one may throw or fail without an error.
+ * A dispatcher of the caller's own (`ApiClientOptions.dispatcher`) is a boundary too: one may
+ * drive only undici's older handler interface, throw, or fail without an error.
  */
 describe("a dispatcher of the caller's own", function () {
   this.timeout(20_000);
@@ -402,7 +402,7 @@ describe("a dispatcher of the caller's own", function () {
     assert.equal(liveTimers(), before);
   });
 
-  it("one that fails with null or undefined fails the attempt, saying so", async () => {
+  it("one that fails with null or undefined fails the attempt as a connection failure", async () => {
     for (const failure of [null, undefined]) {
       for (const how of ["throw", "report"] as const) {
         const client = testClient(
@@ -411,10 +411,7 @@ describe("a dispatcher of the caller's own", function () {
         );
         const error = await failureOf(client.getService(ORG, SVC));
         assert.ok(error instanceof ApiConnectionError, `${how} ${failure}: ${String(error)}`);
-        assert.equal(
-          error.message,
-          `Connection failed (GET ${PATH}): the dispatcher failed without saying why`,
-        );
+        assert.match(error.message, new RegExp(`^Connection failed \\(GET ${PATH}\\): `));
       }
     }
   });
