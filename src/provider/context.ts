@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { ApiClient } from "../api/client";
 import { systemClock, type Clock } from "../api/clock";
 import { DEFAULT_RETRY_POLICY } from "../api/retry";
+import { cancellableClock } from "./cancellation";
 import {
   CONFIG_SETTINGS,
   readSetting,
@@ -65,6 +66,7 @@ export function apiClientFor(config: ResolvedConfig, log: (line: string) => void
     keyId: config.keyId,
     keySecret: config.keySecret,
     rateLimit: config.rateLimit,
+    clock: cancellableClock,
     retry: {
       baseDelayMs: DEFAULT_RETRY_POLICY.baseDelayMs * scale,
       maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs * scale,
@@ -147,7 +149,7 @@ function buildContext(config: ResolvedConfig, scale: number): ProviderContext {
   const tuning = scaleTuning(DEFAULT_TUNING, scale);
   return {
     client,
-    clock: systemClock,
+    clock: cancellableClock,
     log,
     tuning,
     prior: processPrior(),
