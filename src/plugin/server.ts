@@ -28,7 +28,8 @@ function serviceError(error: unknown): Partial<grpcTypes.StatusObject> {
       .setReasonsList(error.reasons);
     const packed = new anypb.Any();
     packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
-    const status = new statuspb.Status().setCode(grpc.status.UNKNOWN).setMessage(message).addDetails(packed);
+    const status = new statuspb.Status().setCode(grpc.status.UNKNOWN).setMessage(message);
+    status.addDetails(packed);
     metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
   }
   return { code: grpc.status.UNKNOWN, details: message, metadata };
