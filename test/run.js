@@ -10,7 +10,10 @@ const path = require("node:path");
 const fs = require("node:fs");
 const { spawn } = require("node:child_process");
 
-const GROUPS = [["unit", "integration", "engine"], ["fault", "plugin"]];
+const GROUPS = [
+  ["unit", "integration", "engine"],
+  ["fault", "plugin"],
+];
 const SUMMARY = /^(\d+) passed, (\d+) failed$/;
 
 if (!process.argv.slice(2).length) runGroups();
