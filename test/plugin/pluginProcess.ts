@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as enginerpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import type { LogRequest } from "@pulumi/pulumi/proto/engine_pb";
@@ -17,15 +18,15 @@ import type { Message } from "google-protobuf";
 
 export const ROOT = join(__dirname, "..", "..");
 
-/** The installed package's bin, as package.json declares it. */
-export function binCommand(): string[] {
-  const manifest = require.resolve("pulumi-dbcloud/package.json", { paths: [ROOT] });
-  return [join(dirname(manifest), require(manifest).bin["pulumi-resource-dbcloud"])];
+/** The bin `pulumi-resource-dbcloud` of the package in `packageDir`, as its package.json declares it. */
+export function binCommand(packageDir = ROOT): string[] {
+  const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
+  return [join(packageDir, manifest.bin["pulumi-resource-dbcloud"])];
 }
 
-/** The source-plugin folder, run by @pulumi/pulumi's plugin runner as the Node language host runs it. */
-export function sourcePluginCommand(): string[] {
-  return [require.resolve("@pulumi/pulumi/cmd/run-plugin/index.js", { paths: [ROOT] }), join(ROOT, "plugin")];
+/** A source-plugin folder, run by @pulumi/pulumi's plugin runner as the Node language host runs it. */
+export function sourcePluginCommand(folder = join(ROOT, "plugin")): string[] {
+  return [require.resolve("@pulumi/pulumi/cmd/run-plugin/index.js", { paths: [ROOT] }), folder];
 }
 
 export interface LogLine {
@@ -118,10 +119,10 @@ function readPort(child: ChildProcess, stdout: string[], stderr: string[]): Prom
 
 export async function startPlugin(
   command: string[],
-  options: { engine: string; env?: NodeJS.ProcessEnv },
+  options: { engine: string; env?: NodeJS.ProcessEnv; cwd?: string },
 ): Promise<PluginProcess> {
   const child = spawn(process.execPath, [...command, "--logtostderr", "-v=1", options.engine], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
