@@ -2,14 +2,18 @@
 // Runs the mocha suites and ends with the plain line CI reads: "N passed, N failed". Mocha's own
 // summary is not read by CI. With no arguments, every suite runs, in two processes side by side
 // (the fault suite, and the rest): both mostly wait on timers and sockets, so together they take
-// little more than the longer one. Arguments name suites (unit, integration, engine, fault) or
-// single test files, run in this process.
+// little more than the longer one (the plugin suite runs beside the fault suite: it too mostly
+// waits, on the plugin processes it starts). Arguments name suites (unit, integration, engine,
+// fault, plugin) or single test files, run in this process.
 "use strict";
 const path = require("node:path");
 const fs = require("node:fs");
 const { spawn } = require("node:child_process");
 
-const GROUPS = [["unit", "integration", "engine"], ["fault"]];
+const GROUPS = [
+  ["unit", "integration", "engine"],
+  ["fault", "plugin"],
+];
 const SUMMARY = /^(\d+) passed, (\d+) failed$/;
 
 if (!process.argv.slice(2).length) runGroups();
@@ -62,7 +66,7 @@ function runSuites(suites) {
       else if (entry.name.endsWith(".test.ts")) mocha.addFile(full);
     }
   }
-  // Arguments are suites (unit, integration, engine, fault) or single test files.
+  // Arguments are suites (unit, integration, engine, fault, plugin) or single test files.
   for (const suite of suites) {
     if (suite.endsWith(".ts")) mocha.addFile(path.resolve(suite));
     else addDir(path.join(__dirname, suite));

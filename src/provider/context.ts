@@ -2,6 +2,7 @@ import type { ApiClient } from "../api/client";
 import { systemClock, type Clock } from "../api/clock";
 import { apiClientFor, resolveConfig, stackSetting, timeScale } from "../config";
 import type { ProgressLog } from "./convergeTypes";
+import { cancellableClock } from "./cancellation";
 import { READ_TIMEOUT_SECONDS } from "./defaults";
 import { consoleLog } from "./progress";
 import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning } from "./tuning";
@@ -33,7 +34,7 @@ export function providerContext(): ProviderContext {
   if (current?.settings !== settings) {
     const client = apiClientFor(config, (line) => consoleLog.info(line));
     const tuning = scaleTuning(DEFAULT_TUNING, scale);
-    current = { settings, context: { client, clock: systemClock, log: consoleLog, tuning } };
+    current = { settings, context: { client, clock: cancellableClock, log: consoleLog, tuning } };
   }
   return current.context;
 }

@@ -31,7 +31,7 @@ type Props = Record<string, unknown>;
 
 const ID_FIELDS = ["organizationId", "serviceId", "reversePrivateEndpointId"] as const;
 
-const fieldSchemas = once(() => ({
+export const fieldSchemas = once(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
   serviceId: { schema: uuidField("serviceId"), required: true },
   reversePrivateEndpointId: { schema: endpointIdField(), required: true },

@@ -19,6 +19,8 @@ import { EngineStack } from "../../src/engine-driver/stack";
 import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
 import { installUnpacked, pack, ROOT, startConsumerEmulator, type Packed } from "../helpers/packed";
 import { providerConfig } from "../helpers/providerConfig";
+import { GetSchemaRequest, type GetSchemaResponse } from "@pulumi/pulumi/proto/provider_pb";
+import { binCommand, sourcePluginCommand, startPlugin } from "../plugin/pluginProcess";
 
 /*
  * The package as users get it. `npm pack`, unpack the tarball into a temporary
@@ -90,13 +92,16 @@ describe("engine: the packed and installed package", function () {
     if (project) rmSync(project, { recursive: true, force: true });
   });
 
-  it("holds compiled code, declarations, README, LICENSE and CHANGELOG, and nothing else", () => {
+  it("holds compiled code, declarations, README, LICENSE, CHANGELOG and the source-plugin folder, and nothing else", () => {
     const expected = [
       ...built([".js", ".d.ts"]),
       "CHANGELOG.md",
       "LICENSE",
       "README.md",
       "package.json",
+      "plugin/PulumiPlugin.yaml",
+      "plugin/index.js",
+      "plugin/package.json",
     ].sort();
     assert.deepEqual([...packed.files].sort(), expected);
     for (const file of [
@@ -114,6 +119,21 @@ describe("engine: the packed and installed package", function () {
     console.log(
       `      tarball: ${packed.files.length} files, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked`,
     );
+  });
+
+  it("serves the provider plugin from its bin and from its source-plugin folder", async () => {
+    const installed = join(project, "node_modules", "pulumi-dbcloud");
+    for (const command of [binCommand(installed), sourcePluginCommand(join(installed, "plugin"))]) {
+      assert.ok(command.at(-1)!.startsWith(installed), `${command.at(-1)} is the installed package's`);
+      const plugin = await startPlugin(command, { engine: "127.0.0.1:1", cwd: project });
+      try {
+        const served = await plugin.call<GetSchemaResponse>("getSchema", new GetSchemaRequest());
+        assert.equal(JSON.parse(served.getSchema()).name, "dbcloud");
+        assert.deepEqual(plugin.stdout, []);
+      } finally {
+        await plugin.stop();
+      }
+    }
   });
 
   it("ships the Apache-2.0 license its package.json names, as the standard text", () => {

@@ -1,0 +1,42 @@
+import type * as pb from "@pulumi/pulumi/proto/provider_pb";
+import {
+  checkFields,
+  defaultOrganizationId,
+  holdsSecret,
+  ID_FIELDS,
+  pickFields,
+  providerContext,
+  readDeadline,
+  serviceRunStateFields,
+} from "./providerCode";
+import { provpb } from "./rpc";
+import { fromStruct, toStruct } from "./wire";
+
+/** The plugin's one function: the read of `getService`, its secret-looking fields returned as secrets. */
+export const GET_SERVICE = "dbcloud:index:getService";
+
+export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeResponse> {
+  if (request.getTok() !== GET_SERVICE)
+    throw new Error(`dbcloud: unknown function ${JSON.stringify(request.getTok())}`);
+  const args = fromStruct(request.getArgs()).props;
+  const ids = {
+    organizationId: args.organizationId ?? defaultOrganizationId(),
+    serviceId: args.serviceId,
+  };
+  // The same rules as the resources' ids, unknowns refused: a read needs real ids.
+  const failures = checkFields(ids, pickFields(serviceRunStateFields(), ID_FIELDS), false);
+  const response = new provpb.InvokeResponse();
+  if (failures.length) {
+    for (const { property, reason } of failures) {
+      response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
+    }
+    return response;
+  }
+  const context = providerContext();
+  const { service } = await context.client.getService(ids.organizationId as string, ids.serviceId as string, {
+    deadline: readDeadline(),
+  });
+  const fields = service as Record<string, unknown>;
+  const secretKeys = new Set(Object.keys(fields).filter((key) => holdsSecret(fields[key], key)));
+  return response.setReturn(toStruct(fields, secretKeys));
+}

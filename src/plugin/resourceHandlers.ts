@@ -1,0 +1,150 @@
+import { isDeepStrictEqual } from "node:util";
+import type * as pb from "@pulumi/pulumi/proto/provider_pb";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { engineTimeout, kindOf, type ResourceKind } from "./resources";
+import { provpb } from "./rpc";
+import { fromStruct, toStruct, type Props, type Unwrapped } from "./wire";
+
+/*
+ * Check, Diff, Create, Read, Update and Delete: the engine's messages turned into the provider
+ * code's calls and back. What only the dynamic provider records (`__provider`) is dropped on the
+ * way in, so state written by the dynamic resources reads the same here.
+ */
+
+const DYNAMIC_ONLY = ["__provider"];
+
+/** A property map off the wire, secrets unwrapped, the dynamic provider's own keys dropped. */
+function incoming(struct: Struct | undefined): Unwrapped {
+  const unwrapped = fromStruct(struct);
+  for (const key of DYNAMIC_ONLY) delete unwrapped.props[key];
+  return unwrapped;
+}
+
+/** A create or update that failed after changing the world: the engine records the resource. */
+export class ResourceInitFailed extends Error {
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Struct,
+    readonly reasons: string[],
+  ) {
+    super(message);
+    this.name = "ResourceInitFailed";
+  }
+}
+
+/**
+ * The outputs to record: the input the engine's timeout stood in for as the program gave it (so
+ * the next diff sees no change), secrets of the inputs wrapped again, nothing dynamic-only.
+ */
+function outputsFor(kind: ResourceKind, outs: object, inputs: Unwrapped): Struct {
+  const props: Props = { ...(outs as Props) };
+  if (kind.waitTimeoutInput) props[kind.waitTimeoutInput] = inputs.props[kind.waitTimeoutInput];
+  for (const key of DYNAMIC_ONLY) delete props[key];
+  return toStruct(props, inputs.secretKeys);
+}
+
+/** Runs a create or update; a failure that carries `id` and `properties` becomes ResourceInitFailed. */
+async function converging<T>(kind: ResourceKind, inputs: Unwrapped, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const failure = error as Error & { id?: unknown; properties?: object; reasons?: string[] };
+    if (typeof failure?.id !== "string" || !failure.id || !failure.properties) throw error;
+    const properties = outputsFor(kind, failure.properties, inputs);
+    throw new ResourceInitFailed(
+      failure.message,
+      failure.id,
+      properties,
+      failure.reasons ?? [failure.message],
+    );
+  }
+}
+
+/** The inputs with the engine's timeout (seconds; 0 for none) in `input`, when both are given. */
+function withTimeout(props: Props, input: string | undefined, seconds: number): Props {
+  const timeout = engineTimeout(seconds);
+  return input && timeout !== undefined ? { ...props, [input]: timeout } : props;
+}
+
+export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse> {
+  const kind = kindOf(request.getUrn(), request.getType());
+  const news = incoming(request.getNews());
+  const result = await kind.check(incoming(request.getOlds()).props, news.props);
+  const response = new provpb.CheckResponse();
+  response.setInputs(toStruct(result.inputs, news.secretKeys));
+  for (const { property, reason } of result.failures) {
+    response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
+  }
+  return response;
+}
+
+/** The inputs that changed (or force the replacement); with none, a drift of the observed state. */
+function changedInputs(olds: Props, news: Props, replaces: readonly string[]): string[] {
+  const changed = Object.keys(news).filter(
+    (key) => replaces.includes(key) || !isDeepStrictEqual(olds[key], news[key]),
+  );
+  return changed.length || !("state" in news) ? changed : ["state"];
+}
+
+export async function diff(request: pb.DiffRequest): Promise<pb.DiffResponse> {
+  const kind = kindOf(request.getUrn(), request.getType());
+  const olds = incoming(request.getOlds()).props;
+  const news = incoming(request.getNews()).props;
+  const result = await kind.diff(request.getId(), olds, news);
+  const response = new provpb.DiffResponse();
+  response.setDeletebeforereplace(false);
+  response.setReplacesList(result.replaces);
+  if (!result.changes) return response.setChanges(provpb.DiffResponse.DiffChanges.DIFF_NONE);
+  response.setChanges(provpb.DiffResponse.DiffChanges.DIFF_SOME);
+  const changed = changedInputs(olds, news, result.replaces);
+  response.setDiffsList(changed).setHasdetaileddiff(changed.length > 0);
+  const { UPDATE, UPDATE_REPLACE } = provpb.PropertyDiff.Kind;
+  for (const key of changed) {
+    const kindOfChange = result.replaces.includes(key) ? UPDATE_REPLACE : UPDATE;
+    response.getDetaileddiffMap().set(key, new provpb.PropertyDiff().setKind(kindOfChange));
+  }
+  return response;
+}
+
+export async function create(request: pb.CreateRequest): Promise<pb.CreateResponse> {
+  const kind = kindOf(request.getUrn(), request.getType());
+  const inputs = incoming(request.getProperties());
+  const props = withTimeout(inputs.props, kind.waitTimeoutInput, request.getTimeout());
+  const result = await converging(kind, inputs, () => kind.create(props));
+  return new provpb.CreateResponse().setId(result.id).setProperties(outputsFor(kind, result.outs, inputs));
+}
+
+export async function update(request: pb.UpdateRequest): Promise<pb.UpdateResponse> {
+  const kind = kindOf(request.getUrn(), request.getType());
+  const olds = incoming(request.getOlds()).props;
+  const news = incoming(request.getNews());
+  const props = withTimeout(news.props, kind.waitTimeoutInput, request.getTimeout());
+  const result = await converging(kind, news, () => kind.update(request.getId(), olds, props));
+  return new provpb.UpdateResponse().setProperties(outputsFor(kind, result.outs, news));
+}
+
+export async function remove(request: pb.DeleteRequest): Promise<void> {
+  const kind = kindOf(request.getUrn(), request.getType());
+  const props = incoming(request.getProperties()).props;
+  await kind.delete(request.getId(), withTimeout(props, kind.deleteTimeoutInput, request.getTimeout()));
+}
+
+/**
+ * Refresh, or `pulumi import` when no properties come with the id: then the id alone says what
+ * to read, and the inputs to adopt are returned with the outputs.
+ */
+export async function read(request: pb.ReadRequest): Promise<pb.ReadResponse> {
+  const kind = kindOf(request.getUrn(), request.getType());
+  const state = incoming(request.getProperties());
+  const importing = Object.keys(state.props).length === 0;
+  const from = importing ? kind.importFrom(request.getId()) : { id: request.getId(), props: state.props };
+  const result = await kind.read(from.id, from.props);
+  const response = new provpb.ReadResponse().setId(result.id);
+  if (!result.id) return response;
+  const props: Props = { ...result.props };
+  for (const key of DYNAMIC_ONLY) delete props[key];
+  if (!importing) return response.setProperties(toStruct(props, state.secretKeys));
+  const adopted = kind.adoptedInputs(props);
+  return response.setProperties(toStruct({ ...props, ...adopted })).setInputs(toStruct(adopted));
+}

@@ -1,0 +1,118 @@
+import * as provider from "../provider";
+import { MAX_TIMEOUT_SECONDS, satisfies } from "./providerCode";
+import type { Props } from "./wire";
+
+/*
+ * The plugin's resource types, each mapped onto the provider code the dynamic resources run
+ * (through the `pulumi-dbcloud/provider` module): the plugin adds only what the engine gives a
+ * plugin and not a dynamic provider (its timeouts, import by id).
+ */
+
+export interface ResourceKind {
+  token: string;
+  /** The dynamic resource's type: the alias a stack moves its resources with. */
+  dynamicType: string;
+  check(
+    olds: Props,
+    news: Props,
+  ): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }>;
+  diff(id: string, olds: Props, news: Props): Promise<{ changes: boolean; replaces: string[] }>;
+  create(inputs: Props): Promise<{ id: string; outs: object }>;
+  read(id: string, props: Props): Promise<{ id: string; props: Props }>;
+  update(id: string, olds: Props, news: Props): Promise<{ outs: object }>;
+  delete(id: string, props: Props): Promise<void>;
+  /** The input that create and update wait within: the engine's `timeout` goes there. */
+  waitTimeoutInput?: string;
+  /** The input that delete waits within. */
+  deleteTimeoutInput: string;
+  /** `pulumi import`: the resource's id and the properties to read from, given only the import id. */
+  importFrom(id: string): { id: string; props: Props };
+  /** `pulumi import`: the inputs to adopt, from what Read found. */
+  adoptedInputs(outputs: Props): Props;
+}
+
+/** What the engine's timeout (seconds, 0 when none) makes of an input, within the provider's bound. */
+export function engineTimeout(seconds: number): number | undefined {
+  return seconds > 0 ? Math.min(seconds, MAX_TIMEOUT_SECONDS) : undefined;
+}
+
+function importError(token: string, form: string, id: string): Error {
+  return new Error(`${token}: cannot import ${JSON.stringify(id)}: the import id is ${form}`);
+}
+
+const SERVICE_RUN_STATE = "dbcloud:index:ServiceRunState";
+const ENDPOINT_DELETION = "dbcloud:index:ReversePrivateEndpointDeletion";
+
+/** A service shows its desired state when it satisfies it; otherwise import waits for it to settle. */
+function desiredFromObserved(observed: unknown): "running" | "stopped" {
+  const state = typeof observed === "string" ? observed : undefined;
+  if (satisfies(state, "running")) return "running";
+  if (satisfies(state, "stopped")) return "stopped";
+  throw new Error(
+    `${SERVICE_RUN_STATE}: the service is ${state || "in no reported state"}, neither running nor stopped: ` +
+      `import it once it has settled`,
+  );
+}
+
+export const RESOURCES: readonly ResourceKind[] = [
+  {
+    token: SERVICE_RUN_STATE,
+    dynamicType: "pulumi-nodejs:dynamic/dbcloud:ServiceRunState",
+    check: provider.serviceRunStateCheck,
+    diff: provider.serviceRunStateDiff,
+    create: provider.serviceRunStateCreate,
+    read: provider.serviceRunStateRead,
+    update: provider.serviceRunStateUpdate,
+    delete: provider.serviceRunStateDelete,
+    waitTimeoutInput: "timeoutSeconds",
+    deleteTimeoutInput: "deleteTimeoutSeconds",
+    importFrom(id) {
+      const parts = id.split("/");
+      if (parts.length > 2 || parts.some((part) => !part))
+        throw importError(SERVICE_RUN_STATE, "a service id, or organizationId/serviceId", id);
+      const serviceId = parts[parts.length - 1];
+      return {
+        id: serviceId,
+        props: parts.length === 2 ? { organizationId: parts[0], serviceId } : { serviceId },
+      };
+    },
+    adoptedInputs: (outputs) => ({
+      organizationId: outputs.organizationId,
+      serviceId: outputs.serviceId,
+      state: desiredFromObserved(outputs.observedState),
+    }),
+  },
+  {
+    token: ENDPOINT_DELETION,
+    dynamicType: "pulumi-nodejs:dynamic/dbcloud:ReversePrivateEndpointDeletion",
+    check: provider.reversePrivateEndpointDeletionCheck,
+    diff: provider.reversePrivateEndpointDeletionDiff,
+    create: provider.reversePrivateEndpointDeletionCreate,
+    read: provider.reversePrivateEndpointDeletionRead,
+    update: provider.reversePrivateEndpointDeletionUpdate,
+    delete: provider.reversePrivateEndpointDeletionDelete,
+    deleteTimeoutInput: "timeoutSeconds",
+    importFrom(id) {
+      const parts = id.split("/");
+      if (parts.length !== 3 || parts.some((part) => !part))
+        throw importError(ENDPOINT_DELETION, "organizationId/serviceId/reversePrivateEndpointId", id);
+      return {
+        id,
+        props: { organizationId: parts[0], serviceId: parts[1], reversePrivateEndpointId: parts[2] },
+      };
+    },
+    adoptedInputs: (outputs) => ({
+      organizationId: outputs.organizationId,
+      serviceId: outputs.serviceId,
+      reversePrivateEndpointId: outputs.reversePrivateEndpointId,
+    }),
+  },
+];
+
+/** The kind a URN's type names (`urn:pulumi:stack::project::<type>::name`, parents before `$`). */
+export function kindOf(urn: string, type?: string): ResourceKind {
+  const token = type || (urn.split("::")[2] ?? "").split("$").pop() || "";
+  const kind = RESOURCES.find((candidate) => candidate.token === token);
+  if (!kind) throw new Error(`dbcloud: unknown resource type ${JSON.stringify(token)}`);
+  return kind;
+}

@@ -1,0 +1,82 @@
+import type * as grpcTypes from "@grpc/grpc-js";
+import type * as pb from "@pulumi/pulumi/proto/provider_pb";
+import type { Message } from "google-protobuf";
+import { PACKAGE_VERSION } from "../api/version";
+import { cancelAll } from "../provider/cancellation";
+import { checkConfig, configure, diffConfig } from "./configHandlers";
+import { invoke } from "./invoke";
+import { underUrn } from "./log";
+import { check, create, diff, read, remove, ResourceInitFailed, update } from "./resourceHandlers";
+import { anypb, emptypb, grpc, pluginpb, provpb, provrpc, statuspb } from "./rpc";
+import { schemaJson } from "./schema";
+
+/*
+ * The `pulumirpc.ResourceProvider` gRPC service of the `dbcloud` plugin. Each call is answered by
+ * a handler that reuses the provider code; what the plugin does not serve (Handshake, Construct,
+ * Call, Attach, mappings, List) is left to grpc-js, which answers UNIMPLEMENTED, and the engine
+ * then takes its older paths.
+ */
+
+/** The gRPC error for a failure: the message, and for a recorded resource the engine's init failure. */
+function serviceError(error: unknown): Partial<grpcTypes.StatusObject> {
+  const message = error instanceof Error ? error.message : String(error);
+  const metadata = new grpc.Metadata();
+  if (error instanceof ResourceInitFailed) {
+    const detail = new provpb.ErrorResourceInitFailed()
+      .setId(error.id)
+      .setProperties(error.properties)
+      .setReasonsList(error.reasons);
+    const packed = new anypb.Any();
+    packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+    const status = new statuspb.Status().setCode(grpc.status.UNKNOWN).setMessage(message);
+    status.addDetails(packed);
+    metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  }
+  return { code: grpc.status.UNKNOWN, details: message, metadata };
+}
+
+/** A unary method from an async handler, its log lines filed under the request's URN when it has one. */
+function unary<Req extends Message, Res extends Message>(handler: (request: Req) => Promise<Res>) {
+  return (call: grpcTypes.ServerUnaryCall<Req, Res>, callback: grpcTypes.sendUnaryData<Res>) => {
+    const request = call.request as Req & { getUrn?: () => string };
+    underUrn(request.getUrn?.() ?? "", () => handler(request)).then(
+      (response) => callback(null, response),
+      (error) => callback(serviceError(error)),
+    );
+  };
+}
+
+const empty = () => Promise.resolve(new emptypb.Empty());
+
+export const implementation = {
+  getPluginInfo: unary(() => Promise.resolve(new pluginpb.PluginInfo().setVersion(PACKAGE_VERSION))),
+  getSchema: unary(() => Promise.resolve(new provpb.GetSchemaResponse().setSchema(schemaJson()))),
+  checkConfig: unary(checkConfig),
+  diffConfig: unary(diffConfig),
+  configure: unary(configure),
+  check: unary(check),
+  diff: unary(diff),
+  create: unary(create),
+  read: unary(read),
+  update: unary(update),
+  delete: unary((request: pb.DeleteRequest) => remove(request).then(empty)),
+  invoke: unary(invoke),
+  cancel: unary(() => {
+    cancelAll();
+    return empty();
+  }),
+};
+
+/** Serves on 127.0.0.1 (an ephemeral port) and resolves to the port. */
+export function serve(): Promise<{ port: number; server: grpcTypes.Server }> {
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  server.addService(
+    provrpc.ResourceProviderService,
+    implementation as unknown as grpcTypes.UntypedServiceImplementation,
+  );
+  return new Promise((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve({ port, server }),
+    );
+  });
+}

@@ -1,0 +1,61 @@
+import { isRpcSecret, specialSecretSig, specialSigKey, unwrapRpcSecret } from "@pulumi/pulumi/runtime/rpc";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { structpb } from "./rpc";
+
+/*
+ * Property maps between the wire (google.protobuf.Struct, with Pulumi's secret wrappers) and the
+ * plain records the provider code takes. Unknowns (`04da6b54-...`, preview) are plain strings on
+ * the wire and stay so: the provider code already lets them through check and diff.
+ */
+
+export type Props = Record<string, unknown>;
+
+/** A record read off the wire: plain values, and the top-level keys whose value held a secret. */
+export interface Unwrapped {
+  props: Props;
+  secretKeys: Set<string>;
+}
+
+/** The value with every secret wrapper removed, and whether there was one. */
+function reveal(value: unknown): [unknown, boolean] {
+  if (isRpcSecret(value)) return [reveal(unwrapRpcSecret(value))[0], true];
+  if (Array.isArray(value)) {
+    const items = value.map(reveal);
+    return [items.map(([item]) => item), items.some(([, secret]) => secret)];
+  }
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).map(([key, item]) => [key, reveal(item)] as const);
+    return [Object.fromEntries(entries.map(([key, [item]]) => [key, item])), entries.some(([, [, s]]) => s)];
+  }
+  return [value, false];
+}
+
+/** A Struct's record, its secrets unwrapped (the engine sends them wrapped: we accept secrets). */
+export function fromStruct(struct: Struct | undefined): Unwrapped {
+  const props: Props = {};
+  const secretKeys = new Set<string>();
+  for (const [key, value] of Object.entries(struct?.toJavaScript() ?? {})) {
+    const [plain, secret] = reveal(value);
+    props[key] = plain;
+    if (secret) secretKeys.add(key);
+  }
+  return { props, secretKeys };
+}
+
+/** `value` wrapped as a secret, the engine's way. */
+export function secretOf(value: unknown): Props {
+  return { [specialSigKey]: specialSecretSig, value: value ?? null };
+}
+
+/**
+ * A Struct of `props` with the keys in `secretKeys` wrapped as secrets (the engine does not
+ * re-mark what a provider that accepts secrets returns). Undefined values are left out: a
+ * Struct cannot hold them.
+ */
+export function toStruct(props: Props, secretKeys: ReadonlySet<string> = new Set()): Struct {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(props)) {
+    if (value !== undefined) out[key] = secretKeys.has(key) ? secretOf(value) : value;
+  }
+  return structpb.Struct.fromJavaScript(out as Parameters<typeof structpb.Struct.fromJavaScript>[0]);
+}

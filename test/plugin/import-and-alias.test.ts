@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startEmulator, type Emulator } from "../../src/emulator";
+import { DELETION, engineCalls, RUN_STATE, secret, urnOf } from "./engineCalls";
+import {
+  binCommand,
+  PluginCallError,
+  startFakeEngine,
+  startPlugin,
+  type PluginProcess,
+} from "./pluginProcess";
+
+/*
+ * Adopting what exists: `pulumi import` (Read with an id and no properties) for both resource
+ * types, and a stack moving from the dynamic resources with an alias: state the dynamic provider
+ * of 0.1.0 wrote (test/fixtures/state-0.1.0.json, `__provider` and all) diffs as no change and
+ * refreshes without the dynamic provider's own property.
+ */
+
+type Props = Record<string, unknown>;
+interface Entry {
+  name: string;
+  id: string;
+  inputs: Props;
+  outputs: Props;
+}
+const fixture = JSON.parse(readFileSync(join(__dirname, "..", "fixtures", "state-0.1.0.json"), "utf8")) as {
+  organizationId: string;
+  resources: Entry[];
+};
+const ORG = fixture.organizationId;
+const entry = (name: string) => structuredClone(fixture.resources.find((r) => r.name === name)!);
+const withoutProvider = ({ __provider: _provider, ...rest }: Props) => rest;
+
+describe("plugin: import, and a move from the dynamic resources", function () {
+  let emulator: Emulator;
+  let engine: Awaited<ReturnType<typeof startFakeEngine>>;
+  let plugin: PluginProcess;
+  let calls: ReturnType<typeof engineCalls>;
+
+  before(async function () {
+    emulator = await startEmulator();
+    engine = await startFakeEngine();
+    plugin = await startPlugin(binCommand(), { engine: engine.address });
+    calls = engineCalls(plugin);
+    await calls.configure({
+      apiUrl: emulator.url,
+      apiKeyId: emulator.keyId,
+      apiKeySecret: secret(emulator.keySecret),
+      organizationId: ORG,
+      rateLimit: "off",
+    });
+  });
+
+  after(async function () {
+    await plugin?.stop();
+    engine?.stop();
+    await emulator?.close();
+  });
+
+  for (const [shown, desired] of [
+    ["running", "running"],
+    ["idle", "running"],
+    ["stopped", "stopped"],
+  ] as const) {
+    it(`import of a ServiceRunState whose service is ${shown}: desired ${desired}, then no diff`, async function () {
+      const serviceId = randomUUID();
+      emulator.addService({ organizationId: ORG, id: serviceId, name: "adopted", state: shown });
+      const urn = urnOf(RUN_STATE, "adopted");
+      const imported = await calls.read(serviceId, urn, {});
+      assert.equal(imported.id, serviceId);
+      assert.deepEqual(imported.inputs, { organizationId: ORG, serviceId, state: desired });
+      assert.equal(imported.properties.observedState, shown);
+      assert.equal(imported.properties.state, desired);
+      const { inputs } = await calls.check(urn, {}, { serviceId, state: desired });
+      assert.equal((await calls.diff(serviceId, urn, imported.properties, inputs)).changes, "none");
+    });
+  }
+
+  it("import by organizationId/serviceId; a service in transition, or a malformed id, is refused", async function () {
+    const serviceId = randomUUID();
+    emulator.addService({ organizationId: ORG, id: serviceId, state: "stopped" });
+    const imported = await calls.read(`${ORG}/${serviceId}`, urnOf(RUN_STATE, "by-path"), {});
+    assert.equal(imported.id, serviceId);
+    emulator.setState(serviceId, "starting");
+    const moving = await calls
+      .read(serviceId, urnOf(RUN_STATE, "moving"), {})
+      .catch((e: PluginCallError) => e);
+    assert.match((moving as PluginCallError).message, /import it once it has settled/);
+    const malformed = await calls.read("a/b/c", urnOf(RUN_STATE, "bad"), {}).catch((e: PluginCallError) => e);
+    assert.match((malformed as PluginCallError).message, /import id is a service id/);
+  });
+
+  it("import of a ReversePrivateEndpointDeletion by organizationId/serviceId/endpointId", async function () {
+    const serviceId = randomUUID();
+    emulator.addService({ organizationId: ORG, id: serviceId, reversePrivateEndpointIds: ["rpe-9"] });
+    const id = `${ORG}/${serviceId}/rpe-9`;
+    const imported = await calls.read(id, urnOf(DELETION, "pipes"), {});
+    assert.equal(imported.id, id);
+    assert.deepEqual(imported.inputs, { organizationId: ORG, serviceId, reversePrivateEndpointId: "rpe-9" });
+    assert.equal(imported.properties.timeoutSeconds, 300);
+    const bad = await calls.read(serviceId, urnOf(DELETION, "bad"), {}).catch((e: PluginCallError) => e);
+    assert.match((bad as PluginCallError).message, /organizationId\/serviceId\/reversePrivateEndpointId/);
+  });
+
+  for (const [name, type] of [
+    ["analytics", RUN_STATE],
+    ["pipes", DELETION],
+  ] as const) {
+    it(`an alias move of ${name} from state the 0.1.0 dynamic provider wrote: no diff, refresh drops __provider`, async function () {
+      const old = entry(name);
+      assert.equal(typeof old.outputs.__provider, "string", "the fixture holds the dynamic provider");
+      const urn = urnOf(type, name);
+      // The program now declares the plugin's type with the same arguments (no __provider).
+      const { inputs, failures } = await calls.check(urn, old.inputs, withoutProvider(old.inputs));
+      assert.deepEqual(failures, []);
+      const planned = await calls.diff(old.id, urn, old.outputs, inputs);
+      assert.equal(planned.changes, "none", JSON.stringify(planned));
+
+      const serviceId = old.outputs.serviceId as string;
+      emulator.addService({
+        organizationId: ORG,
+        id: serviceId,
+        name,
+        reversePrivateEndpointIds: ["rpe-from-0-1-0"],
+      });
+      const refreshed = await calls.read(old.id, urn, old.outputs);
+      assert.equal(refreshed.id, old.id);
+      assert.ok(!("__provider" in refreshed.properties));
+      assert.equal((await calls.diff(old.id, urn, refreshed.properties, inputs)).changes, "none");
+      emulator.removeService(serviceId);
+    });
+  }
+});
