@@ -42,8 +42,8 @@ const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
 const STATE_PATH = `${SERVICE_PATH}/state`;
 const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePrivateEndpointId}`;
 
-/** Statuses that say the server refused the request without applying it (they do not use up an ApplyBudget). */
-const REFUSALS: readonly string[] = ["409", "429"];
+/** Answers that say the server refused the request without applying it, every 4xx: they do not use up an ApplyBudget. */
+const REFUSAL = /^4\d\d$/;
 
 /**
  * The one authenticated HTTP client of the management API: three operations, typed results,
@@ -227,7 +227,7 @@ export class ApiClient {
       });
       slot?.answered();
       this.count(result.label);
-      if (applyBudget && !REFUSALS.includes(result.label)) applyBudget.used++;
+      if (applyBudget && !REFUSAL.test(result.label)) applyBudget.used++;
       if (result.ok) return { value: result.value, requestId: result.requestId };
       lastError = result.error;
       // No definite answer, a server error or an unreadable 2xx: the server may have applied it.

@@ -26,6 +26,8 @@ export const converging = {
     `${label}: sent ${command} (was ${state}); target ${desired}`,
   refused: (label: string, command: ServiceCommand, why: string | undefined) =>
     `${label}: ${command} refused for now (${why ?? "conflict"}); waiting`,
+  warehouse: (label: string, command: ServiceCommand, blocker: string, pollEveryMs: number) =>
+    `${label}: ${command} refused for now: ${blocker}; trying again every ${seconds(pollEveryMs)}`,
   waiting: (label: string, state: string, desired: string, elapsedMs: number) =>
     `${label}: ${state}, target ${desired}, ${seconds(elapsedMs)} elapsed`,
 };
