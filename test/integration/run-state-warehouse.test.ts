@@ -48,7 +48,7 @@ describe("ServiceRunState on a warehouse's services", function () {
       },
     );
     assert.deepEqual(failures, []);
-    return (await provider.serviceRunStateCreate(inputs)).outs as Props;
+    return (await provider.serviceRunStateCreate(inputs)).outs as unknown as Props;
   }
   const patches = (id: string) =>
     fixture.emulator.requests
