@@ -5,7 +5,7 @@ import { afterRead, mayPredate, type SentCommand } from "./lastCommand";
 import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";
 import { MIN_POLL_MS } from "./tuning";
-import { warehouseBlocker, warehouseRefusal, warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
+import { warehouseRefusal, warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
 import {
   ConvergeError,
   describeService,
@@ -167,25 +167,24 @@ class Convergence {
       this.warehouse = undefined;
       return answer.service;
     } catch (error) {
+      // What `call` lets through: a 409, or a warehouse's refusal. Nothing was applied; look again.
+      if (!(error instanceof ApiError)) throw error;
       if (error instanceof ConflictError)
         log.info(converging.refused(this.label(), command, error.serverMessage));
-      else if (!this.waitOnWarehouse(error, command)) throw error;
       return undefined;
     }
   }
 
   /**
-   * Whether the command's refusal is a warehouse's, to wait out: nothing was applied, so the
-   * loop looks again at the poll cadence and sends it again until the deadline.
+   * Whether the command's refusal is a warehouse's, to wait out: the loop looks again at the poll
+   * cadence and sends the command again, until the deadline.
    */
   private waitOnWarehouse(error: unknown, command: ServiceCommand): boolean {
     const wait = warehouseRefusal(error, this.service, command, this.warehouse);
-    if (wait && !this.warehouse) {
-      const { pollEveryMs } = this.deps.tuning;
-      this.deps.log.info(converging.warehouse(this.label(), command, warehouseBlocker(wait), pollEveryMs));
-    }
+    if (!wait) return false;
+    if (!this.warehouse) this.deps.log.info(converging.warehouse(this.label(), wait, this.deps.tuning));
     this.warehouse = wait;
-    return wait !== undefined;
+    return true;
   }
 
   /** Waits for the next poll (or times out when the last one is behind it), then polls. */
@@ -240,11 +239,7 @@ class Convergence {
         this.commandMaybeApplied = true;
         if (command) this.recorded = { command, atMs: this.deps.clock.now(), seen: false };
       }
-      if (
-        error instanceof ConflictError ||
-        (command && warehouseRefusal(error, this.service, command, undefined))
-      )
-        throw error;
+      if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
       // The deadline ran out inside the client (budget wait or last attempt): a converge timeout.
       if (error instanceof ApiTimeoutError && this.deps.clock.now() >= this.lastPollAt && this.service) {
         return this.timedOut(error);
