@@ -35,8 +35,8 @@ const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
 const STATE_PATH = `${SERVICE_PATH}/state`;
 const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePrivateEndpointId}`;
 
-/** Statuses that say the server refused the request without applying it (they do not use up an ApplyBudget). */
-const REFUSALS: readonly string[] = ["409", "429"];
+/** Answers that say the server refused the request without applying it, every 4xx: they do not use up an ApplyBudget. */
+const REFUSAL = /^4\d\d$/;
 
 /**
  * The one authenticated HTTP client of the management API: three operations, typed results,
@@ -188,7 +188,7 @@ export class ApiClient {
     });
     slot?.answered();
     this.stats.outcomes[result.label] = (this.stats.outcomes[result.label] ?? 0) + 1;
-    if (applyBudget && !REFUSALS.includes(result.label)) applyBudget.used++;
+    if (applyBudget && !REFUSAL.test(result.label)) applyBudget.used++;
     if (!result.ok) {
       call.lastError = result.error;
       // No definite answer, a server error or an unreadable 2xx: the server may have applied it.

@@ -45,7 +45,7 @@ export interface ApiClientOptions {
 
 /** Counts requests that the server may have applied, across calls (the converger's command bound). */
 export interface ApplyBudget {
-  /** Requests sent so far whose answer was not a refusal (anything but 409 and 429). */
+  /** Requests sent so far whose answer was not a refusal (anything but a 4xx). */
   used: number;
   /** No request is sent once `used` reaches this. */
   max: number;

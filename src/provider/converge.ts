@@ -5,6 +5,7 @@ import { afterRead, mayPredate, type SentCommand } from "./lastCommand";
 import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";
 import { MIN_POLL_MS } from "./tuning";
+import { warehouseRefusal, warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
 import {
   ConvergeError,
   describeService,
@@ -65,6 +66,8 @@ class Convergence {
   private resent = false;
   private lastStep: Step | undefined;
   private lastProgressAt: number;
+  /** Refused by a warehouse rule since the last accepted command: waiting for its other members. */
+  private warehouse: WarehouseWait | undefined;
 
   constructor(
     private readonly request: ConvergeRequest,
@@ -161,12 +164,27 @@ class Convergence {
       this.lastCommandAt = clock.now();
       this.recorded = { command, atMs: this.lastCommandAt, seen: false };
       this.movedSinceCommand = false;
+      this.warehouse = undefined;
       return answer.service;
     } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
-      log.info(converging.refused(this.label(), command, error.serverMessage));
+      // What `call` lets through: a 409, or a warehouse's refusal. Nothing was applied; look again.
+      if (!(error instanceof ApiError)) throw error;
+      if (error instanceof ConflictError)
+        log.info(converging.refused(this.label(), command, error.serverMessage));
       return undefined;
     }
+  }
+
+  /**
+   * Whether the command's refusal is a warehouse's, to wait out: the loop looks again at the poll
+   * cadence and sends the command again, until the deadline.
+   */
+  private waitOnWarehouse(error: unknown, command: ServiceCommand): boolean {
+    const wait = warehouseRefusal(error, this.service, command, this.warehouse);
+    if (!wait) return false;
+    if (!this.warehouse) this.deps.log.info(converging.warehouse(this.label(), wait, this.deps.tuning));
+    this.warehouse = wait;
+    return true;
   }
 
   /** Waits for the next poll (or times out when the last one is behind it), then polls. */
@@ -221,7 +239,7 @@ class Convergence {
         this.commandMaybeApplied = true;
         if (command) this.recorded = { command, atMs: this.deps.clock.now(), seen: false };
       }
-      if (error instanceof ConflictError) throw error;
+      if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
       // The deadline ran out inside the client (budget wait or last attempt): a converge timeout.
       if (error instanceof ApiTimeoutError && this.deps.clock.now() >= this.lastPollAt && this.service) {
         return this.timedOut(error);
@@ -259,7 +277,8 @@ class Convergence {
     return this.fail(
       "timeout",
       `Timed out after ${seconds(now - this.started)} waiting for ${this.label()} to be ${this.request.desired}` +
-        `${sent}: it is ${this.service!.state || "in no reported state"}${note}. ` +
+        `${sent}: it is ${this.service!.state || "in no reported state"}${note}` +
+        `${this.warehouse ? warehouseTimeoutNote(this.warehouse) : ""}. ` +
         `Raise timeoutSeconds if it needs longer.`,
       cause,
     );
@@ -272,6 +291,7 @@ class Convergence {
       commandAccepted: this.commands.length > 0 || this.commandMaybeApplied,
       service: this.service,
       lastCommand: this.recorded,
+      warehouseId: kind === "timeout" ? this.warehouse?.warehouseId : undefined,
       cause,
     });
   }

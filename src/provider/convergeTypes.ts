@@ -59,12 +59,15 @@ export class ConvergeError extends Error {
   readonly kind: "timeout" | "terminal" | "flapping" | "api";
   /** As in `ConvergeResult`: the last command the server accepted or may have applied. */
   readonly lastCommand: SentCommand | undefined;
+  /** Set when it timed out waiting on this warehouse's other members: it saw the service, so it records it. */
+  readonly warehouseId: string | undefined;
   constructor(init: {
     message: string;
     kind: ConvergeError["kind"];
     commandAccepted: boolean;
     service: Service | undefined;
     lastCommand?: SentCommand;
+    warehouseId?: string;
     cause?: unknown;
   }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -73,6 +76,7 @@ export class ConvergeError extends Error {
     this.commandAccepted = init.commandAccepted;
     this.service = init.service;
     this.lastCommand = init.lastCommand;
+    this.warehouseId = init.warehouseId;
   }
 }
 

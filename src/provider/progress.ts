@@ -1,5 +1,6 @@
 import type { ServiceCommand } from "../api/client";
 import { seconds, type ProgressLog } from "./convergeTypes";
+import { warehouseBlocker, type WarehouseWait } from "./warehouse";
 
 /*
  * Every progress line the providers print, worded in one place. Users read them while a command
@@ -26,6 +27,8 @@ export const converging = {
     `${label}: sent ${command} (was ${state}); target ${desired}`,
   refused: (label: string, command: ServiceCommand, why: string | undefined) =>
     `${label}: ${command} refused for now (${why ?? "conflict"}); waiting`,
+  warehouse: (label: string, wait: WarehouseWait, tuning: { pollEveryMs: number }) =>
+    `${label}: ${wait.command} refused for now: ${warehouseBlocker(wait)}; trying again every ${seconds(tuning.pollEveryMs)}`,
   waiting: (label: string, state: string, desired: string, elapsedMs: number) =>
     `${label}: ${state}, target ${desired}, ${seconds(elapsedMs)} elapsed`,
 };

@@ -12,7 +12,8 @@ import { satisfies } from "./stateTable";
 type Props = Record<string, unknown>;
 
 /**
- * Runs the converger; on failure after an accepted command, records the resource. `recorded` is
+ * Runs the converger; on failure after an accepted command, or at the deadline of a wait on a
+ * warehouse's other members, records the resource with what it saw. `recorded` is
  * `lastCommand` from the old outputs, if any: kept until this converge sends a command.
  */
 async function convergeToOutputs(
@@ -35,11 +36,12 @@ async function convergeToOutputs(
     );
     return outputsOf(inputs, result.service, result.lastCommand);
   } catch (error) {
-    if (!(error instanceof ConvergeError && error.commandAccepted)) throw error;
-    // A command is accepted only after a GET showed the service: `error.service` is set.
+    if (!(error instanceof ConvergeError && (error.commandAccepted || error.warehouseId))) throw error;
+    // A command is accepted, and a warehouse waited on, only after a GET showed the service: `error.service` is set.
     const observed = outputsOf(inputs, error.service ?? {}, error.lastCommand);
+    const why = error.commandAccepted ? "The command was accepted" : "Nothing was changed";
     throw resourceInitError(
-      `${error.message} The command was accepted: the resource is recorded and the next \`pulumi up\` ` +
+      `${error.message} ${why}: the resource is recorded and the next \`pulumi up\` ` +
         `carries on from the service's state then.`,
       inputs.serviceId,
       { ...observed, __provider: props.__provider },

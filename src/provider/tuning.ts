@@ -12,7 +12,7 @@ export interface ConvergeTuning {
   progressEveryMs: number;
   /**
    * PATCH requests one converge sends at most, counted on the wire: resends and the client's
-   * transport retries included; only answers that refuse without applying (409, 429) are not
+   * transport retries included; only answers that refuse without applying (4xx) are not
    * counted. Someone else flipping the service back ends the converge.
    */
   maxCommands: number;

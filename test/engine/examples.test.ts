@@ -283,10 +283,11 @@ describe("engine: examples/ephemeral, onDestroy stop and getServiceOutput", func
     assert.ok((await stack.up(resources)).ok);
     assert.equal(run.emulator.service(SERVICE)?.state, "running");
 
-    run.emulator.injectFault({ route: "changeState", status: 400, times: 1 });
+    // A 403, not a 400: a warehouse primary's (any service's, by default) 4xx refusal is waited out.
+    run.emulator.injectFault({ route: "changeState", status: 403, times: 1 });
     const failed = await stack.destroy();
     assert.equal(failed.ok, false);
-    assert.match(failed.steps[0].error!, /400.*the resource stays in the stack/s);
+    assert.match(failed.steps[0].error!, /403.*the resource stays in the stack/s);
     assert.equal(stack.state().length, 1, "the resource is still in the stack");
     assert.equal(run.emulator.service(SERVICE)?.state, "running");
 

@@ -168,7 +168,12 @@ describe("ServiceRunState onDestroy against the emulator", function () {
     });
 
     it('"stop" answered 400 about something else not found fails: only the service\'s absence means done', async () => {
-      const id = seed("running");
+      // In no warehouse: a primary's refused stop is waited out instead (run-state-warehouse.test.ts).
+      const id = fixture.seedService({
+        name: "preview",
+        state: "running",
+        fields: { dataWarehouseId: null },
+      });
       const outs = await created({ serviceId: id, state: "running", onDestroy: "stop" });
       fixture.emulator.injectFault({
         route: "changeState",

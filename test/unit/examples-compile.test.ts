@@ -26,7 +26,7 @@ describe("examples compile against the built package", function () {
       assert.fail(`the examples do not compile:\n${stdout ?? ""}${stderr ?? ""}`);
     }
     const files = listed.split("\n").map((line) => relative(ROOT, line.trim()));
-    const programs = ["basic", "ephemeral", "pipelines"].flatMap((dir) =>
+    const programs = ["basic", "ephemeral", "pipelines", "warehouse"].flatMap((dir) =>
       readdirSync(join(EXAMPLES, dir))
         .filter((name) => name.endsWith(".ts"))
         .map((name) => join("examples", dir, name)),

@@ -1,0 +1,70 @@
+import type { ServiceCommand } from "../api/client";
+import { ApiError } from "../api/errors";
+import type { Service } from "../api/schemas";
+import { isGone } from "./outcomes";
+
+/*
+ * Warehouses: services that share one data set. The service refuses to stop a primary while a
+ * secondary of its warehouse is not stopped, and may refuse a secondary's start while its primary
+ * is stopped. The stack's other resources (or a person) bring the other members round in their
+ * own time, and no order of resources suits both a stop and a start, so such a refusal is a
+ * reason to wait and try again, not to fail. No operation lists a warehouse's members: the
+ * converger learns of a warehouse only from the GET of its own service, and whether the refusal
+ * still holds only by sending the command again.
+ */
+
+/** Statuses with a meaning of their own, never a warehouse's refusal (409 is a transition in progress). */
+const OWN_MEANING: readonly number[] = [401, 403, 404, 409, 429];
+
+/** A wait on a warehouse: which one, the service's role in it, and the refusals so far. */
+export interface WarehouseWait {
+  warehouseId: string;
+  role: "primary" | "secondary";
+  command: ServiceCommand;
+  refusals: number;
+  /** The last refusal as the client words it (status, server message, request id). */
+  lastAnswer: string;
+}
+
+/**
+ * The wait `error` starts or continues, when it is a warehouse's refusal of `command`: a 4xx
+ * without a meaning of its own, to a command that the service's role (as its last GET showed it)
+ * can be refused. The status and wording are not documented, so neither is looked at further.
+ */
+export function warehouseRefusal(
+  error: unknown,
+  service: Service | undefined,
+  command: ServiceCommand,
+  waiting: WarehouseWait | undefined,
+): WarehouseWait | undefined {
+  if (!(error instanceof ApiError) || error.status === undefined) return undefined;
+  if (error.status < 400 || error.status > 499 || OWN_MEANING.includes(error.status)) return undefined;
+  if (isGone(error, ["service"])) return undefined;
+  const warehouseId = service?.dataWarehouseId;
+  if (typeof warehouseId !== "string" || warehouseId === "") return undefined;
+  const role =
+    command === "stop" && service?.isPrimary === true
+      ? "primary"
+      : command === "start" && service?.isPrimary === false
+        ? "secondary"
+        : undefined;
+  if (role === undefined) return undefined;
+  const refusals = waiting?.warehouseId === warehouseId ? waiting.refusals + 1 : 1;
+  return { warehouseId, role, command, refusals, lastAnswer: error.message };
+}
+
+/** What must happen first, for a progress line and the deadline's error. */
+export function warehouseBlocker(wait: WarehouseWait): string {
+  return wait.role === "primary"
+    ? `it is the primary of warehouse ${wait.warehouseId}, whose secondary services must be stopped first`
+    : `it is a secondary of warehouse ${wait.warehouseId}, whose primary service must be started first`;
+}
+
+/** The deadline error's account of the wait. */
+export function warehouseTimeoutNote(wait: WarehouseWait): string {
+  const times = wait.refusals === 1 ? "once" : `${wait.refusals} times`;
+  return (
+    ` (${warehouseBlocker(wait)}, in the same stack or by hand; the ${wait.command} was refused ` +
+    `${times}, last: ${wait.lastAnswer})`
+  );
+}
