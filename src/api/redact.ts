@@ -33,10 +33,29 @@ export function secretForms(keyId: string, keySecret: string): string[] {
   return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 
-/** An Authorization header value in text: the name, any quoting and separator, the scheme, the token. */
-const AUTHORIZATION_VALUE = /(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[A-Za-z0-9+/=._~%-]+/gi;
+/**
+ * An Authorization header value in text: the name, any quoting and separator, the scheme, the
+ * token (its JSON escapes included, so no tail of it survives).
+ */
+const AUTHORIZATION_VALUE =
+  /(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+(?:[A-Za-z0-9+/=._~%-]|\\\/|\\u[0-9a-fA-F]{4})+/gi;
 
+/**
+ * `text` with every form of the secret replaced. Text may carry JSON escapes that spell a form
+ * (`\/`, `\u0041`): when decoding them reveals one, the decoded text is returned, redacted.
+ */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  const raw = redactForms(text, secrets);
+  if (!raw.includes("\\")) return raw;
+  const decoded = raw.replace(JSON_ESCAPE, (escape) => (JSON.parse(`"${escape}"`) as string));
+  const redacted = redactForms(decoded, secrets);
+  return redacted === decoded ? raw : redacted;
+}
+
+/** One JSON string escape. */
+const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/g;
+
+function redactForms(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text.replace(AUTHORIZATION_VALUE, `$1$2 ${REDACTED}`);
   for (const secret of secrets) {
     // The search comes first: most text holds no form, and a split allocates.

@@ -18,6 +18,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_SERVER_MESSAGE_CHARS = 500;
 /** Longest request id kept (a uuid is 36 characters). */
 export const MAX_REQUEST_ID_CHARS = 100;
+/** Deepest nesting of a usable 2xx body (a Service nests 4 levels): every walk over it stays shallow. */
+export const MAX_JSON_DEPTH = 64;
 /** The only response headers an error keeps (redacted): what retries and support tickets need. */
 export const KEPT_HEADERS: readonly string[] = [
   "content-type",
@@ -56,6 +58,8 @@ export type Attempt<T> =
       error: ApiError | ResponseValidationError;
       /** Undefined when the answer arrived but did not fit (not retried). */
       outcome?: AttemptOutcome;
+      /** The request may have reached the server: false when it never left the queue or never connected. */
+      sent: boolean;
       /** Response headers as received (lower-case names), for the retry policy only: never kept. */
       headers: Record<string, string>;
       /** The status, or `connection` / `timeout`: what the client's stats count. */
@@ -65,10 +69,11 @@ export type Attempt<T> =
 /** Sends one request and reads, validates and classifies its answer. Never throws. */
 export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>> {
   let answer: Answer;
+  const progress = { sent: false };
   try {
-    answer = await exchange(req);
+    answer = await exchange(req, progress);
   } catch (cause) {
-    return transportFailure(req, cause);
+    return transportFailure(req, cause, progress.sent);
   }
   // Never below 200: request() hands an informational answer to onInfo and waits for the final one.
   return answer.status < 300 ? readSuccess(req, answer) : readFailure(req, answer);
@@ -99,17 +104,19 @@ function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
       issues,
       headers: keptHeaders(headers, req.secrets),
     }),
+    sent: true,
     headers,
     label,
   });
+  // Its body unread: a DELETE is done whatever its 2xx carries.
+  if (req.schema === "any") return { ok: true, value: undefined as T, requestId, label };
   if (answer.bytes > MAX_BODY_BYTES) return invalid([`(body): larger than ${MAX_BODY_BYTES} bytes`]);
-  // Redacted before validation: a Service field echoing the secret never reaches an output.
-  const safe = redactParsed(text, json, req.secrets);
-  if (req.schema === "any") return { ok: true, value: safe as T, requestId, label };
   if (json === undefined) {
     return invalid([`(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, req.secrets), 80))}`]);
   }
-  const parsed = req.schema.safeParse(safe);
+  if (nestsDeeper(json, MAX_JSON_DEPTH)) return invalid([`(body): nests deeper than ${MAX_JSON_DEPTH} levels`]);
+  // Redacted before validation: a Service field echoing the secret never reaches an output.
+  const parsed = req.schema.safeParse(redactParsed(text, json, req.secrets));
   if (!parsed.success) return invalid(parsed.issues);
   return { ok: true, value: parsed.data, requestId, label };
 }
@@ -127,7 +134,7 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
     path: req.path,
     headers: keptHeaders(headers, req.secrets),
   });
-  return { ok: false, error, outcome: { kind: "status", status }, headers, label: String(status) };
+  return { ok: false, error, outcome: { kind: "status", status }, sent: true, headers, label: String(status) };
 }
 
 /** Why an exchange ended early when its time ran out (compared by identity, never shown). */
@@ -137,9 +144,9 @@ const TIMED_OUT = new Error("the attempt's time ran out");
  * One request and its answer, within `totalTimeoutMs` over connect, headers and the whole body.
  * When the time runs out the request is aborted; the race fails the attempt at once even while it
  * still waits for a connection (request() settles an aborted request only once one is free, and
- * then sends nothing).
+ * then sends nothing). `progress.sent` turns true when a connection takes the request.
  */
-async function exchange(req: AttemptRequest<unknown>): Promise<Answer> {
+async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const outOfTime = new Promise<never>((_resolve, reject) => {
@@ -152,7 +159,8 @@ async function exchange(req: AttemptRequest<unknown>): Promise<Answer> {
     );
   });
   try {
-    return await Promise.race([receive(req, abort.signal), outOfTime]);
+    const dispatcher = tracked(req.dispatcher, () => (progress.sent = true));
+    return await Promise.race([receive({ ...req, dispatcher }, abort.signal), outOfTime]);
   } finally {
     clearTimeout(timer);
   }
@@ -206,7 +214,25 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; 
   return { text: Buffer.concat(chunks).toString("utf8"), bytes };
 }
 
-function transportFailure(req: AttemptRequest<unknown>, cause: unknown): Attempt<never> {
+/**
+ * `dispatcher`, calling `onSent` when a connection takes the request, just before its headers are
+ * written (`onConnect`, or `onRequestStart` in undici's newer handler interface).
+ */
+function tracked(dispatcher: Dispatcher, onSent: () => void): Dispatcher {
+  const track = (handler: Dispatcher.DispatchHandler) =>
+    new Proxy(handler, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key);
+        if (typeof value !== "function") return value;
+        const bound = (value as (...args: unknown[]) => unknown).bind(target);
+        if (key !== "onConnect" && key !== "onRequestStart") return bound;
+        return (...args: unknown[]) => (onSent(), bound(...args));
+      },
+    });
+  return dispatcher.compose((dispatch) => (options, handler) => dispatch(options, track(handler)));
+}
+
+function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: boolean): Attempt<never> {
   const { method, path } = req;
   const aborted = cause === TIMED_OUT;
   const code = String((cause as { code?: unknown } | null | undefined)?.code ?? "");
@@ -229,7 +255,7 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown): Attempt
     cause: safeCause,
   });
   const kind = timedOut ? "timeout" : "connection";
-  return { ok: false, error, outcome: { kind }, headers: {}, label: kind };
+  return { ok: false, error, outcome: { kind }, sent, headers: {}, label: kind };
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -255,6 +281,18 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Whether a parsed JSON value nests more than `max` arrays and objects deep; iterative, so any depth is safe. */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== "object") continue;
+    if (depth === max) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function pickRequestId(
