@@ -231,7 +231,12 @@ export class ApiClient {
       this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
     }
     const attempt = countAttempt(call.counts, outcome);
-    const delayMs = retryDelayMs({ retry: attempt, policy: this.retryPolicy, serverDelayMs, random: this.random });
+    const delayMs = retryDelayMs({
+      retry: attempt,
+      policy: this.retryPolicy,
+      serverDelayMs,
+      random: this.random,
+    });
     const retry = shouldRetry({
       method: call.method,
       path: call.template,
@@ -244,8 +249,12 @@ export class ApiClient {
     });
     if (!retry) this.fail(call, result.error);
     this.stats.retries++;
-    const count = rateLimited ? `${attempt} rate limited` : `attempt ${attempt + 1} of ${this.retryPolicy.maxAttempts}`;
-    this.log(`${call.method} ${call.path}: ${describeOutcome(outcome)}; retrying in ${(delayMs / 1000).toFixed(1)}s (${count})`);
+    const count = rateLimited
+      ? `${attempt} rate limited`
+      : `attempt ${attempt + 1} of ${this.retryPolicy.maxAttempts}`;
+    this.log(
+      `${call.method} ${call.path}: ${describeOutcome(outcome)}; retrying in ${(delayMs / 1000).toFixed(1)}s (${count})`,
+    );
     return delayMs;
   }
 

@@ -47,7 +47,7 @@ const AUTHORIZATION_VALUE =
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   const raw = redactForms(text, secrets);
   if (!raw.includes("\\")) return raw;
-  const decoded = raw.replace(JSON_ESCAPE, (escape) => (JSON.parse(`"${escape}"`) as string));
+  const decoded = raw.replace(JSON_ESCAPE, (escape) => JSON.parse(`"${escape}"`) as string);
   const redacted = redactForms(decoded, secrets);
   return redacted === decoded ? raw : redacted;
 }

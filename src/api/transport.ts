@@ -114,7 +114,8 @@ function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
   if (json === undefined) {
     return invalid([`(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, req.secrets), 80))}`]);
   }
-  if (nestsDeeper(json, MAX_JSON_DEPTH)) return invalid([`(body): nests deeper than ${MAX_JSON_DEPTH} levels`]);
+  if (nestsDeeper(json, MAX_JSON_DEPTH))
+    return invalid([`(body): nests deeper than ${MAX_JSON_DEPTH} levels`]);
   // Redacted before validation: a Service field echoing the secret never reaches an output.
   const parsed = req.schema.safeParse(redactParsed(text, json, req.secrets));
   if (!parsed.success) return invalid(parsed.issues);
@@ -134,7 +135,14 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
     path: req.path,
     headers: keptHeaders(headers, req.secrets),
   });
-  return { ok: false, error, outcome: { kind: "status", status }, sent: true, headers, label: String(status) };
+  return {
+    ok: false,
+    error,
+    outcome: { kind: "status", status },
+    sent: true,
+    headers,
+    label: String(status),
+  };
 }
 
 /** Why an exchange ended early when its time ran out (compared by identity, never shown). */
