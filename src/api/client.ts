@@ -16,9 +16,9 @@ import {
   type AttemptCounts,
   type RetryPolicy,
 } from "./retry";
-import { serviceEnvelopeSchema, type ResponseSchema } from "./schemas";
+import { serviceEnvelopeSchema } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
-import { sendAttempt, type Attempt } from "./transport";
+import { sendAttempt, type Attempt, type Operation } from "./transport";
 import {
   DEFAULT_TIMEOUTS,
   type ApiClientOptions,
@@ -274,19 +274,6 @@ export class ApiClient {
     const { method, path } = call;
     this.fail(call, call.lastError ?? new ErrorClass({ status: undefined, message, method, path }));
   }
-}
-
-/** What one operation sends, and how its answer is read. */
-interface Operation<T> {
-  method: string;
-  /** The operation's path template: the path must fit it, and the retry policy reads it. */
-  template: string;
-  /** The path relative to the base URL (also what messages show). */
-  path: string;
-  /** The JSON body; none when undefined. */
-  body?: unknown;
-  /** Schema of a 2xx body; `"any"` takes any 2xx, with or without a body, as success. */
-  schema: ResponseSchema<T> | "any";
 }
 
 /** The path of a service, its ids checked. */

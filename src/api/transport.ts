@@ -31,17 +31,23 @@ export const KEPT_HEADERS: readonly string[] = [
   "x-request-id",
 ];
 
-/** One HTTP attempt, as the client's retry loop sees it. */
-export interface AttemptRequest<T> {
-  /** The full URL, already checked against the operation's template. */
-  url: string;
+/** What one operation sends, and how its answer is read. */
+export interface Operation<T> {
   method: string;
+  /** The operation's path template: the path must fit it, and the retry policy reads it. */
+  template: string;
   /** Path relative to the base URL, for messages: never holds credentials. */
   path: string;
   /** The JSON body; none when undefined. */
   body?: unknown;
-  /** Schema of a 2xx body; `"any"` takes any 2xx, with or without a body, as success. */
+  /** Schema of a 2xx body; `"any"` takes any 2xx as success, its body unread. */
   schema: ResponseSchema<T> | "any";
+}
+
+/** One HTTP attempt, as the client's retry loop sees it. */
+export interface AttemptRequest<T> extends Operation<T> {
+  /** The full URL, already checked against the operation's template. */
+  url: string;
   authorization: string;
   /** Values to redact from anything kept: every form of the key secret and its Basic token. */
   secrets: readonly string[];
@@ -79,30 +85,22 @@ export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>
   return answer.status < 300 ? readSuccess(req, answer) : readFailure(req, answer);
 }
 
-/** What an exchange received: a final status, its headers and the body up to `MAX_BODY_BYTES`. */
-interface Answer {
-  status: number;
-  /** Lower-case names; a repeated header's values joined by a comma. */
-  headers: Record<string, string>;
-  text: string;
-  /** More than `MAX_BODY_BYTES` when the body was cut. */
-  bytes: number;
-  json: unknown;
-  requestId: string | undefined;
-}
+/** What an exchange received: a final status, its headers (lower-case names) and the body up to the cap. */
+type Answer = Awaited<ReturnType<typeof receive>>;
 
 function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
   const { status, headers, text, json, requestId } = answer;
+  const { method, path } = req;
   const label = String(status);
   const invalid = (issues: string[]): Attempt<never> => ({
     ok: false,
     error: new ResponseValidationError({
+      method,
+      path,
       status,
       requestId,
-      method: req.method,
-      path: req.path,
       issues,
-      headers: keptHeaders(headers, req.secrets),
+      headers: kept(headers, req),
     }),
     sent: true,
     headers,
@@ -127,13 +125,14 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
   const envelope = errorEnvelopeSchema.safeParse(json);
   const raw = envelope.success && envelope.data.error ? envelope.data.error : text.trim();
   const serverMessage = raw ? truncate(redactSecrets(raw, req.secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
+  const { method, path } = req;
   const error = createApiError({
     status,
     serverMessage,
     requestId,
-    method: req.method,
-    path: req.path,
-    headers: keptHeaders(headers, req.secrets),
+    method,
+    path,
+    headers: kept(headers, req),
   });
   return {
     ok: false,
@@ -156,16 +155,10 @@ const TIMED_OUT = new Error("the attempt's time ran out");
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
   const abort = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
   const outOfTime = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => {
-        reject(TIMED_OUT);
-        abort.abort(TIMED_OUT);
-      },
-      Math.max(1, req.totalTimeoutMs),
-    );
+    abort.signal.addEventListener("abort", () => reject(TIMED_OUT));
   });
+  const timer = setTimeout(() => abort.abort(TIMED_OUT), Math.max(1, req.totalTimeoutMs));
   try {
     const dispatcher = tracked(req.dispatcher, () => (progress.sent = true));
     return await Promise.race([receive({ ...req, dispatcher }, abort.signal), outOfTime]);
@@ -174,7 +167,7 @@ async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean 
   }
 }
 
-async function receive(req: AttemptRequest<unknown>, signal: AbortSignal): Promise<Answer> {
+async function receive(req: AttemptRequest<unknown>, signal: AbortSignal) {
   const response = await request(req.url, {
     method: req.method as Dispatcher.HttpMethod,
     dispatcher: req.dispatcher,
@@ -199,14 +192,13 @@ async function receive(req: AttemptRequest<unknown>, signal: AbortSignal): Promi
     text,
     bytes,
     json,
-    requestId: pickRequestId(json, headers, req.secrets),
+    requestId: pickRequestId(json, headers, req),
   };
 }
 
 /**
- * Reads a body up to `MAX_BODY_BYTES` (one byte more tells that it was cut). Leaving the loop
- * early destroys the stream, which aborts the request and drops its connection: a huge answer
- * costs the cap in memory, not its size.
+ * Reads a body up to `MAX_BODY_BYTES`. Leaving the loop early destroys the stream and drops its
+ * connection: a huge answer costs the cap in memory, not its size.
  */
 async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; bytes: number }> {
   const chunks: Buffer[] = [];
@@ -252,15 +244,13 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
         req.secrets,
       );
   const ErrorClass = timedOut ? ApiTimeoutError : ApiConnectionError;
-  // The cause is rebuilt from redacted text: undici's own error is not kept (nothing of the
-  // request may leave through a cause chain).
-  const safeCause = Object.assign(new Error(detail), code ? { code } : {});
   const error: ApiError = new ErrorClass({
     status: undefined,
     message: `${timedOut ? "Timed out" : "Connection failed"} (${method} ${path}): ${detail}`,
     method,
     path,
-    cause: safeCause,
+    // Rebuilt from redacted text: nothing of the request leaves through undici's own error.
+    cause: Object.assign(new Error(detail), code ? { code } : {}),
   });
   const kind = timedOut ? "timeout" : "connection";
   return { ok: false, error, outcome: { kind }, sent, headers: {}, label: kind };
@@ -274,12 +264,15 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
-function keptHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
-    if (headers[name] !== undefined) kept[name] = truncate(redactSecrets(headers[name], secrets), 200);
-  }
-  return kept;
+/** The kept headers of an answer, redacted and truncated. */
+function kept(
+  headers: Record<string, string>,
+  { secrets }: { secrets: readonly string[] },
+): Record<string, string> {
+  const names = KEPT_HEADERS.filter((name) => headers[name] !== undefined);
+  return Object.fromEntries(
+    names.map((name) => [name, truncate(redactSecrets(headers[name], secrets), 200)]),
+  );
 }
 
 /** The parsed body, or undefined when it is not JSON (an empty body included: `JSON.parse("")` throws). */
@@ -303,11 +296,7 @@ function nestsDeeper(value: unknown, max: number): boolean {
   return false;
 }
 
-function pickRequestId(
-  json: unknown,
-  headers: Record<string, string>,
-  secrets: readonly string[],
-): string | undefined {
+function pickRequestId(json: unknown, headers: Record<string, string>, { secrets }: AttemptRequest<unknown>) {
   const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
   const raw = typeof fromBody === "string" && fromBody ? fromBody : headers["x-request-id"];
   return raw ? truncate(redactSecrets(raw, secrets), MAX_REQUEST_ID_CHARS) : undefined;
