@@ -171,12 +171,8 @@ export class ApiClient {
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
     const { applyBudget, deadline } = call.options;
     if (applyBudget && applyBudget.used >= applyBudget.max) {
-      const where = `${call.method} ${call.path}`;
-      this.stop(
-        call,
-        ApiError,
-        `Not sent (${where}): ${applyBudget.max} commands already sent in this converge`,
-      );
+      const spent = `${applyBudget.max} commands already sent in this converge`;
+      this.stop(call, ApiError, `Not sent (${call.method} ${call.path}): ${spent}`);
     }
     const slot = await this.takeSlot(call);
     const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();

@@ -14,14 +14,21 @@ export class DbcloudError extends Error {
   }
 }
 
-/** What an `ApiError` is built from: its fields (below), and the whole message, already redacted. */
+/** What an `ApiError` is built from (the client's factory fills it; tests may too). */
 export interface ApiErrorInit {
+  /** HTTP status, or undefined when no response arrived. */
   status: number | undefined;
+  /** The whole message, already redacted. */
   message: string;
+  /** The server's own description (the envelope's `error`), redacted and truncated. */
   serverMessage?: string;
+  /** The answer's `requestId`, redacted and truncated. */
   requestId?: string;
+  /** HTTP method of the request. */
   method: string;
+  /** Path of the request, relative to the base URL. */
   path: string;
+  /** Allowlisted response headers, redacted. */
   headers?: Record<string, string>;
   /** What caused it (rebuilt from redacted text for transport errors). */
   cause?: unknown;
@@ -86,14 +93,17 @@ export class ApiTimeoutError extends ApiError {}
 export class ResponseValidationError extends DbcloudError {
   /** HTTP status of the answer (a 2xx). */
   readonly status: number;
+  /** The answer's `requestId`, redacted. */
   readonly requestId: string | undefined;
+  /** HTTP method of the request. */
   readonly method: string;
+  /** Path of the request, relative to the base URL. */
   readonly path: string;
   /** One line per problem, `<path>: <message>`. */
   readonly issues: string[];
   /** An allowlist of response headers, redacted. */
   readonly headers: Record<string, string>;
-  /** The answer was a 2xx: for a PATCH the server applied the request, most likely. */
+  /** The answer was a 2xx: for PATCH and DELETE the server applied the request, most likely. */
   possiblyApplied = false;
   constructor(init: {
     status: number;

@@ -1,8 +1,6 @@
 /**
- * Removes the credentials from anything that may reach an error, a log line, an output or state.
- * The server may echo them back (in a header, a requestId, a body, a field of a Service), in any
- * encoding: each form below is replaced, and so is any `Authorization` header value that slipped
- * into a string.
+ * Removes the credentials, in any encoding the server may echo them back in, from anything that
+ * may reach an error, a log line, an output or state.
  */
 
 export const REDACTED = "[REDACTED]";
@@ -66,10 +64,8 @@ function redactForms(text: string, secrets: readonly (string | undefined)[]): st
 }
 
 /**
- * Redacts a JSON body as parsed: the value `JSON.parse(text)` gave, its strings (keys included)
- * redacted. A parsed string holds only what the text holds unless an escape spells it, so a body
- * with no backslash, no Authorization word and no form of the secret is returned as parsed, with
- * no walk over every string of it (which costs about as much as the rest of a read).
+ * Redacts a JSON body as parsed. A parsed string holds only what the text holds unless an escape
+ * spells it: a body with no backslash, no Authorization word and no form is returned unwalked.
  */
 export function redactParsed(text: string, parsed: unknown, secrets: readonly string[]): unknown {
   const mayHold =
@@ -78,9 +74,8 @@ export function redactParsed(text: string, parsed: unknown, secrets: readonly st
 }
 
 /**
- * Redacts every string in a parsed JSON value (keys included); returns a new value. The copy is
- * built with `Object.fromEntries`, which defines its keys: a `__proto__` key stays a field, never
- * the copy's prototype.
+ * Redacts every string in a parsed JSON value (keys included) into a new value, whose
+ * `Object.fromEntries` keeps a `__proto__` key a field. Recursive: callers bound the depth first.
  */
 export function redactDeep(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === "string") return redactSecrets(value, secrets);

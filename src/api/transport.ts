@@ -90,34 +90,27 @@ type Answer = Awaited<ReturnType<typeof receive>>;
 
 function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
   const { status, headers, text, json, requestId } = answer;
-  const { method, path } = req;
   const label = String(status);
-  const invalid = (issues: string[]): Attempt<never> => ({
-    ok: false,
-    error: new ResponseValidationError({
-      method,
-      path,
-      status,
-      requestId,
-      issues,
-      headers: kept(headers, req),
-    }),
-    sent: true,
-    headers,
-    label,
-  });
   // Its body unread: a DELETE is done whatever its 2xx carries.
   if (req.schema === "any") return { ok: true, value: undefined as T, requestId, label };
-  if (answer.bytes > MAX_BODY_BYTES) return invalid([`(body): larger than ${MAX_BODY_BYTES} bytes`]);
-  if (json === undefined) {
-    return invalid([`(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, req.secrets), 80))}`]);
-  }
-  if (nestsDeeper(json, MAX_JSON_DEPTH))
-    return invalid([`(body): nests deeper than ${MAX_JSON_DEPTH} levels`]);
+  const problem = unusable(answer, req.secrets);
   // Redacted before validation: a Service field echoing the secret never reaches an output.
-  const parsed = req.schema.safeParse(redactParsed(text, json, req.secrets));
-  if (!parsed.success) return invalid(parsed.issues);
-  return { ok: true, value: parsed.data, requestId, label };
+  const parsed = problem
+    ? { success: false as const, issues: [problem] }
+    : req.schema.safeParse(redactParsed(text, json, req.secrets));
+  if (parsed.success) return { ok: true, value: parsed.data, requestId, label };
+  const { method, path } = req;
+  const init = { method, path, status, requestId, issues: parsed.issues, headers: kept(headers, req) };
+  return { ok: false, error: new ResponseValidationError(init), sent: true, headers, label };
+}
+
+/** Why a 2xx body cannot be used, found before its shape is checked; undefined when it can be. */
+function unusable({ bytes, text, json }: Answer, secrets: readonly string[]): string | undefined {
+  if (bytes > MAX_BODY_BYTES) return `(body): larger than ${MAX_BODY_BYTES} bytes`;
+  if (json === undefined)
+    return `(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, secrets), 80))}`;
+  if (nestsDeeper(json, MAX_JSON_DEPTH)) return `(body): nests deeper than ${MAX_JSON_DEPTH} levels`;
+  return undefined;
 }
 
 function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<never> {
