@@ -6,16 +6,19 @@ import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
 import {
+  countAttempt,
   DEFAULT_RETRY_POLICY,
+  describeOutcome,
+  isRateLimited,
   retryDelayMs,
   serverRequestedDelayMs,
-  describeOutcome,
   shouldRetry,
+  type AttemptCounts,
   type RetryPolicy,
 } from "./retry";
-import { serviceEnvelopeSchema, type ResponseSchema } from "./schemas";
+import { serviceEnvelopeSchema } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
-import { sendAttempt, type Attempt } from "./transport";
+import { sendAttempt, type Attempt, type Operation } from "./transport";
 import {
   DEFAULT_TIMEOUTS,
   type ApiClientOptions,
@@ -155,11 +158,12 @@ export class ApiClient {
       started: this.clock.now(),
       possiblyApplied: false,
       lastError: undefined,
+      counts: { rateLimited: 0, other: 0 },
     };
-    for (let attempt = 1; ; attempt++) {
+    for (;;) {
       const result = await this.attempt(call);
       if (result.ok) return { value: result.value, requestId: result.requestId };
-      await this.clock.sleep(this.retryDelayOrFail(call, result, attempt));
+      await this.clock.sleep(this.retryDelayOrFail(call, result));
     }
   }
 
@@ -167,12 +171,8 @@ export class ApiClient {
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
     const { applyBudget, deadline } = call.options;
     if (applyBudget && applyBudget.used >= applyBudget.max) {
-      const where = `${call.method} ${call.path}`;
-      this.stop(
-        call,
-        ApiError,
-        `Not sent (${where}): ${applyBudget.max} commands already sent in this converge`,
-      );
+      const spent = `${applyBudget.max} commands already sent in this converge`;
+      this.stop(call, ApiError, `Not sent (${call.method} ${call.path}): ${spent}`);
     }
     const slot = await this.takeSlot(call);
     const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
@@ -188,12 +188,14 @@ export class ApiClient {
     });
     slot?.answered();
     this.stats.outcomes[result.label] = (this.stats.outcomes[result.label] ?? 0) + 1;
-    if (applyBudget && !REFUSAL.test(result.label)) applyBudget.used++;
+    // Only a request that may have reached the server counts: not one that never left the queue.
+    const sent = result.ok || result.sent;
+    if (applyBudget && sent && !REFUSAL.test(result.label)) applyBudget.used++;
     if (!result.ok) {
       call.lastError = result.error;
       // No definite answer, a server error or an unreadable 2xx: the server may have applied it.
       const refused = result.outcome?.kind === "status" && result.outcome.status < 500;
-      if (!refused) call.possiblyApplied = true;
+      if (sent && !refused) call.possiblyApplied = true;
     }
     return result;
   }
@@ -212,38 +214,42 @@ export class ApiClient {
   }
 
   /** The wait before the next attempt after `result`; throws its error when it is not retried. */
-  private retryDelayOrFail(call: Call<unknown>, result: FailedAttempt, attempt: number): number {
+  private retryDelayOrFail(call: Call<unknown>, result: FailedAttempt): number {
+    const { outcome } = result;
+    // An answer that arrived but did not fit is not retried.
+    if (!outcome) this.fail(call, result.error);
     const { deadline } = call.options;
     const now = this.clock.now();
     const serverDelayMs = serverRequestedDelayMs(result.headers, now, this.retryPolicy.maxServerDelayMs);
-    const rateLimited = result.outcome?.kind === "status" && result.outcome.status === 429;
+    const rateLimited = isRateLimited(outcome);
     if (rateLimited && this.budget) {
       // Every caller shares the key: nobody sends before the server's window resets, waiters included.
       this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
     }
+    const attempt = countAttempt(call.counts, outcome);
     const delayMs = retryDelayMs({
       retry: attempt,
       policy: this.retryPolicy,
       serverDelayMs,
       random: this.random,
     });
-    const retry =
-      result.outcome !== undefined &&
-      shouldRetry({
-        method: call.method,
-        path: call.template,
-        outcome: result.outcome,
-        attempt,
-        elapsedMs: now - call.started,
-        nextDelayMs: delayMs,
-        policy: this.retryPolicy,
-        remainingMs: deadline === undefined ? undefined : deadline - now,
-      });
+    const retry = shouldRetry({
+      method: call.method,
+      path: call.template,
+      outcome,
+      attempt,
+      elapsedMs: now - call.started,
+      nextDelayMs: delayMs,
+      policy: this.retryPolicy,
+      remainingMs: deadline === undefined ? undefined : deadline - now,
+    });
     if (!retry) this.fail(call, result.error);
     this.stats.retries++;
+    const count = rateLimited
+      ? `${attempt} rate limited`
+      : `attempt ${attempt + 1} of ${this.retryPolicy.maxAttempts}`;
     this.log(
-      `${call.method} ${call.path}: ${describeOutcome(result.outcome!)}; retrying in ${(delayMs / 1000).toFixed(1)}s ` +
-        `(attempt ${attempt + 1}${rateLimited ? "" : ` of ${this.retryPolicy.maxAttempts}`})`,
+      `${call.method} ${call.path}: ${describeOutcome(outcome)}; retrying in ${(delayMs / 1000).toFixed(1)}s (${count})`,
     );
     return delayMs;
   }
@@ -266,19 +272,6 @@ export class ApiClient {
   }
 }
 
-/** What one operation sends, and how its answer is read. */
-interface Operation<T> {
-  method: string;
-  /** The operation's path template: the path must fit it, and the retry policy reads it. */
-  template: string;
-  /** The path relative to the base URL (also what messages show). */
-  path: string;
-  /** The JSON body; none when undefined. */
-  body?: unknown;
-  /** Schema of a 2xx body; `"any"` takes any 2xx, with or without a body, as success. */
-  schema: ResponseSchema<T> | "any";
-}
-
 /** The path of a service, its ids checked. */
 function servicePath(organizationId: string, serviceId: string): string {
   return `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
@@ -293,6 +286,8 @@ interface Call<T> extends Operation<T> {
   /** Some attempt got no definite answer: the server may have applied the request. */
   possiblyApplied: boolean;
   lastError: ApiError | ResponseValidationError | undefined;
+  /** Attempts so far, 429s apart from every other failure. */
+  counts: AttemptCounts;
 }
 
 type FailedAttempt = Extract<Attempt<unknown>, { ok: false }>;

@@ -1,8 +1,6 @@
 /**
- * Removes the credentials from anything that may reach an error, a log line, an output or state.
- * The server may echo them back (in a header, a requestId, a body, a field of a Service), in any
- * encoding: each form below is replaced, and so is any `Authorization` header value that slipped
- * into a string.
+ * Removes the credentials, in any encoding the server may echo them back in, from anything that
+ * may reach an error, a log line, an output or state.
  */
 
 export const REDACTED = "[REDACTED]";
@@ -33,10 +31,29 @@ export function secretForms(keyId: string, keySecret: string): string[] {
   return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 
-/** An Authorization header value in text: the name, any quoting and separator, the scheme, the token. */
-const AUTHORIZATION_VALUE = /(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[A-Za-z0-9+/=._~%-]+/gi;
+/**
+ * An Authorization header value in text: the name, any quoting and separator, the scheme, the
+ * token (its JSON escapes included, so no tail of it survives).
+ */
+const AUTHORIZATION_VALUE =
+  /(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+(?:[A-Za-z0-9+/=._~%-]|\\\/|\\u[0-9a-fA-F]{4})+/gi;
 
+/**
+ * `text` with every form of the secret replaced. Text may carry JSON escapes that spell a form
+ * (`\/`, `\u0041`): when decoding them reveals one, the decoded text is returned, redacted.
+ */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  const raw = redactForms(text, secrets);
+  if (!raw.includes("\\")) return raw;
+  const decoded = raw.replace(JSON_ESCAPE, (escape) => JSON.parse(`"${escape}"`) as string);
+  const redacted = redactForms(decoded, secrets);
+  return redacted === decoded ? raw : redacted;
+}
+
+/** One JSON string escape. */
+const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/g;
+
+function redactForms(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text.replace(AUTHORIZATION_VALUE, `$1$2 ${REDACTED}`);
   for (const secret of secrets) {
     // The search comes first: most text holds no form, and a split allocates.
@@ -47,10 +64,8 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
 }
 
 /**
- * Redacts a JSON body as parsed: the value `JSON.parse(text)` gave, its strings (keys included)
- * redacted. A parsed string holds only what the text holds unless an escape spells it, so a body
- * with no backslash, no Authorization word and no form of the secret is returned as parsed, with
- * no walk over every string of it (which costs about as much as the rest of a read).
+ * Redacts a JSON body as parsed. A parsed string holds only what the text holds unless an escape
+ * spells it: a body with no backslash, no Authorization word and no form is returned unwalked.
  */
 export function redactParsed(text: string, parsed: unknown, secrets: readonly string[]): unknown {
   const mayHold =
@@ -59,9 +74,8 @@ export function redactParsed(text: string, parsed: unknown, secrets: readonly st
 }
 
 /**
- * Redacts every string in a parsed JSON value (keys included); returns a new value. The copy is
- * built with `Object.fromEntries`, which defines its keys: a `__proto__` key stays a field, never
- * the copy's prototype.
+ * Redacts every string in a parsed JSON value (keys included) into a new value, whose
+ * `Object.fromEntries` keeps a `__proto__` key a field. Recursive: callers bound the depth first.
  */
 export function redactDeep(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === "string") return redactSecrets(value, secrets);

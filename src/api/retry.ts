@@ -5,7 +5,7 @@
  */
 
 export interface RetryPolicy {
-  /** Attempts in all, the first included. A 429 does not count against it: see `shouldRetry`. */
+  /** Attempts in all, the first included; 429s are not counted (see `countAttempt`). */
   maxAttempts: number;
   /** Backoff base: the ceiling of the first retry's delay. */
   baseDelayMs: number;
@@ -48,15 +48,30 @@ export function describeOutcome(outcome: AttemptOutcome): string {
   return outcome.kind === "timeout" ? "timed out" : "connection failed";
 }
 
+/** A call's attempts so far in two counts: a 429 is "wait your turn" and uses up no other attempt. */
+export interface AttemptCounts {
+  rateLimited: number;
+  other: number;
+}
+
+/** Counts `outcome` in; returns its number in its own count, what `shouldRetry` and `retryDelayMs` take. */
+export function countAttempt(counts: AttemptCounts, outcome: AttemptOutcome): number {
+  return isRateLimited(outcome) ? ++counts.rateLimited : ++counts.other;
+}
+
+export function isRateLimited(outcome: AttemptOutcome): boolean {
+  return outcome.kind === "status" && outcome.status === 429;
+}
+
 export function isRetryableOutcome(outcome: AttemptOutcome): boolean {
   return outcome.kind !== "status" || RETRYABLE_STATUSES.includes(outcome.status);
 }
 
 /**
- * Whether to try again after `attempt` attempts (1-based) that ended with `outcome`.
- * A 429 means "wait your turn", not failure: with a caller's deadline it is retried for as long
- * as the deadline leaves room, whatever the attempt count; without one, within `maxElapsedMs`.
- * Everything else stops at `maxAttempts` or `maxElapsedMs`, and nothing is retried past the deadline.
+ * Whether to try again after an attempt that ended with `outcome`, `attempt` being its number in
+ * its own count (`countAttempt`). A 429 is retried for as long as the caller's deadline leaves
+ * room, or without one within `maxElapsedMs`; everything else stops at `maxAttempts` or
+ * `maxElapsedMs`; nothing is retried past the deadline.
  */
 export function shouldRetry(args: {
   method: string;
@@ -72,8 +87,7 @@ export function shouldRetry(args: {
   const { policy, outcome } = args;
   if (!isRetryableRequest(args.method, args.path) || !isRetryableOutcome(outcome)) return false;
   if (args.nextDelayMs >= (args.remainingMs ?? Infinity)) return false;
-  // Only a status outcome has a status.
-  const rateLimited = (outcome as { status?: number }).status === 429;
+  const rateLimited = isRateLimited(outcome);
   if (rateLimited && args.remainingMs !== undefined) return true;
   const withinElapsed = args.elapsedMs + args.nextDelayMs <= policy.maxElapsedMs;
   return withinElapsed && (rateLimited || args.attempt < policy.maxAttempts);
@@ -112,7 +126,7 @@ export function serverRequestedDelayMs(
 }
 
 /**
- * Delay before retry number `retry` (1 for the first retry). Full jitter on an exponential
+ * Delay before retry number `retry` (1 for the first; 429s counted apart). Full jitter on an exponential
  * ceiling, unless the server named a wait: then that wait plus a little jitter, so waiters
  * released together do not hit the server in the same millisecond. Never below
  * `MIN_RETRY_DELAY_MS`.

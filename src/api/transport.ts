@@ -18,6 +18,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_SERVER_MESSAGE_CHARS = 500;
 /** Longest request id kept (a uuid is 36 characters). */
 export const MAX_REQUEST_ID_CHARS = 100;
+/** Deepest nesting of a usable 2xx body (a Service nests 4 levels): every walk over it stays shallow. */
+export const MAX_JSON_DEPTH = 64;
 /** The only response headers an error keeps (redacted): what retries and support tickets need. */
 export const KEPT_HEADERS: readonly string[] = [
   "content-type",
@@ -29,17 +31,23 @@ export const KEPT_HEADERS: readonly string[] = [
   "x-request-id",
 ];
 
-/** One HTTP attempt, as the client's retry loop sees it. */
-export interface AttemptRequest<T> {
-  /** The full URL, already checked against the operation's template. */
-  url: string;
+/** What one operation sends, and how its answer is read. */
+export interface Operation<T> {
   method: string;
+  /** The operation's path template: the path must fit it, and the retry policy reads it. */
+  template: string;
   /** Path relative to the base URL, for messages: never holds credentials. */
   path: string;
   /** The JSON body; none when undefined. */
   body?: unknown;
-  /** Schema of a 2xx body; `"any"` takes any 2xx, with or without a body, as success. */
+  /** Schema of a 2xx body; `"any"` takes any 2xx as success, its body unread. */
   schema: ResponseSchema<T> | "any";
+}
+
+/** One HTTP attempt, as the client's retry loop sees it. */
+export interface AttemptRequest<T> extends Operation<T> {
+  /** The full URL, already checked against the operation's template. */
+  url: string;
   authorization: string;
   /** Values to redact from anything kept: every form of the key secret and its Basic token. */
   secrets: readonly string[];
@@ -56,6 +64,8 @@ export type Attempt<T> =
       error: ApiError | ResponseValidationError;
       /** Undefined when the answer arrived but did not fit (not retried). */
       outcome?: AttemptOutcome;
+      /** The request may have reached the server: false when it never left the queue or never connected. */
+      sent: boolean;
       /** Response headers as received (lower-case names), for the retry policy only: never kept. */
       headers: Record<string, string>;
       /** The status, or `connection` / `timeout`: what the client's stats count. */
@@ -65,53 +75,42 @@ export type Attempt<T> =
 /** Sends one request and reads, validates and classifies its answer. Never throws. */
 export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>> {
   let answer: Answer;
+  const progress = { sent: false };
   try {
-    answer = await exchange(req);
+    answer = await exchange(req, progress);
   } catch (cause) {
-    return transportFailure(req, cause);
+    return transportFailure(req, cause, progress.sent);
   }
   // Never below 200: request() hands an informational answer to onInfo and waits for the final one.
   return answer.status < 300 ? readSuccess(req, answer) : readFailure(req, answer);
 }
 
-/** What an exchange received: a final status, its headers and the body up to `MAX_BODY_BYTES`. */
-interface Answer {
-  status: number;
-  /** Lower-case names; a repeated header's values joined by a comma. */
-  headers: Record<string, string>;
-  text: string;
-  /** More than `MAX_BODY_BYTES` when the body was cut. */
-  bytes: number;
-  json: unknown;
-  requestId: string | undefined;
-}
+/** What an exchange received: a final status, its headers (lower-case names) and the body up to the cap. */
+type Answer = Awaited<ReturnType<typeof receive>>;
 
 function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
   const { status, headers, text, json, requestId } = answer;
   const label = String(status);
-  const invalid = (issues: string[]): Attempt<never> => ({
-    ok: false,
-    error: new ResponseValidationError({
-      status,
-      requestId,
-      method: req.method,
-      path: req.path,
-      issues,
-      headers: keptHeaders(headers, req.secrets),
-    }),
-    headers,
-    label,
-  });
-  if (answer.bytes > MAX_BODY_BYTES) return invalid([`(body): larger than ${MAX_BODY_BYTES} bytes`]);
+  // Its body unread: a DELETE is done whatever its 2xx carries.
+  if (req.schema === "any") return { ok: true, value: undefined as T, requestId, label };
+  const problem = unusable(answer, req.secrets);
   // Redacted before validation: a Service field echoing the secret never reaches an output.
-  const safe = redactParsed(text, json, req.secrets);
-  if (req.schema === "any") return { ok: true, value: safe as T, requestId, label };
-  if (json === undefined) {
-    return invalid([`(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, req.secrets), 80))}`]);
-  }
-  const parsed = req.schema.safeParse(safe);
-  if (!parsed.success) return invalid(parsed.issues);
-  return { ok: true, value: parsed.data, requestId, label };
+  const parsed = problem
+    ? { success: false as const, issues: [problem] }
+    : req.schema.safeParse(redactParsed(text, json, req.secrets));
+  if (parsed.success) return { ok: true, value: parsed.data, requestId, label };
+  const { method, path } = req;
+  const init = { method, path, status, requestId, issues: parsed.issues, headers: kept(headers, req) };
+  return { ok: false, error: new ResponseValidationError(init), sent: true, headers, label };
+}
+
+/** Why a 2xx body cannot be used, found before its shape is checked; undefined when it can be. */
+function unusable({ bytes, text, json }: Answer, secrets: readonly string[]): string | undefined {
+  if (bytes > MAX_BODY_BYTES) return `(body): larger than ${MAX_BODY_BYTES} bytes`;
+  if (json === undefined)
+    return `(body): not JSON: ${JSON.stringify(truncate(redactSecrets(text, secrets), 80))}`;
+  if (nestsDeeper(json, MAX_JSON_DEPTH)) return `(body): nests deeper than ${MAX_JSON_DEPTH} levels`;
+  return undefined;
 }
 
 function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<never> {
@@ -119,15 +118,23 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
   const envelope = errorEnvelopeSchema.safeParse(json);
   const raw = envelope.success && envelope.data.error ? envelope.data.error : text.trim();
   const serverMessage = raw ? truncate(redactSecrets(raw, req.secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
+  const { method, path } = req;
   const error = createApiError({
     status,
     serverMessage,
     requestId,
-    method: req.method,
-    path: req.path,
-    headers: keptHeaders(headers, req.secrets),
+    method,
+    path,
+    headers: kept(headers, req),
   });
-  return { ok: false, error, outcome: { kind: "status", status }, headers, label: String(status) };
+  return {
+    ok: false,
+    error,
+    outcome: { kind: "status", status },
+    sent: true,
+    headers,
+    label: String(status),
+  };
 }
 
 /** Why an exchange ended early when its time ran out (compared by identity, never shown). */
@@ -137,28 +144,23 @@ const TIMED_OUT = new Error("the attempt's time ran out");
  * One request and its answer, within `totalTimeoutMs` over connect, headers and the whole body.
  * When the time runs out the request is aborted; the race fails the attempt at once even while it
  * still waits for a connection (request() settles an aborted request only once one is free, and
- * then sends nothing).
+ * then sends nothing). `progress.sent` turns true when a connection takes the request.
  */
-async function exchange(req: AttemptRequest<unknown>): Promise<Answer> {
+async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
   const abort = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
   const outOfTime = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => {
-        reject(TIMED_OUT);
-        abort.abort(TIMED_OUT);
-      },
-      Math.max(1, req.totalTimeoutMs),
-    );
+    abort.signal.addEventListener("abort", () => reject(TIMED_OUT));
   });
+  const timer = setTimeout(() => abort.abort(TIMED_OUT), Math.max(1, req.totalTimeoutMs));
   try {
-    return await Promise.race([receive(req, abort.signal), outOfTime]);
+    const dispatcher = tracked(req.dispatcher, () => (progress.sent = true));
+    return await Promise.race([receive({ ...req, dispatcher }, abort.signal), outOfTime]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function receive(req: AttemptRequest<unknown>, signal: AbortSignal): Promise<Answer> {
+async function receive(req: AttemptRequest<unknown>, signal: AbortSignal) {
   const response = await request(req.url, {
     method: req.method as Dispatcher.HttpMethod,
     dispatcher: req.dispatcher,
@@ -183,14 +185,13 @@ async function receive(req: AttemptRequest<unknown>, signal: AbortSignal): Promi
     text,
     bytes,
     json,
-    requestId: pickRequestId(json, headers, req.secrets),
+    requestId: pickRequestId(json, headers, req),
   };
 }
 
 /**
- * Reads a body up to `MAX_BODY_BYTES` (one byte more tells that it was cut). Leaving the loop
- * early destroys the stream, which aborts the request and drops its connection: a huge answer
- * costs the cap in memory, not its size.
+ * Reads a body up to `MAX_BODY_BYTES`. Leaving the loop early destroys the stream and drops its
+ * connection: a huge answer costs the cap in memory, not its size.
  */
 async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; bytes: number }> {
   const chunks: Buffer[] = [];
@@ -206,7 +207,25 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; 
   return { text: Buffer.concat(chunks).toString("utf8"), bytes };
 }
 
-function transportFailure(req: AttemptRequest<unknown>, cause: unknown): Attempt<never> {
+/**
+ * `dispatcher`, calling `onSent` when a connection takes the request, just before its headers are
+ * written (`onConnect`, or `onRequestStart` in undici's newer handler interface).
+ */
+function tracked(dispatcher: Dispatcher, onSent: () => void): Dispatcher {
+  const track = (handler: Dispatcher.DispatchHandler) =>
+    new Proxy(handler, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key);
+        if (typeof value !== "function") return value;
+        const bound = (value as (...args: unknown[]) => unknown).bind(target);
+        if (key !== "onConnect" && key !== "onRequestStart") return bound;
+        return (...args: unknown[]) => (onSent(), bound(...args));
+      },
+    });
+  return dispatcher.compose((dispatch) => (options, handler) => dispatch(options, track(handler)));
+}
+
+function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: boolean): Attempt<never> {
   const { method, path } = req;
   const aborted = cause === TIMED_OUT;
   const code = String((cause as { code?: unknown } | null | undefined)?.code ?? "");
@@ -218,18 +237,16 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown): Attempt
         req.secrets,
       );
   const ErrorClass = timedOut ? ApiTimeoutError : ApiConnectionError;
-  // The cause is rebuilt from redacted text: undici's own error is not kept (nothing of the
-  // request may leave through a cause chain).
-  const safeCause = Object.assign(new Error(detail), code ? { code } : {});
   const error: ApiError = new ErrorClass({
     status: undefined,
     message: `${timedOut ? "Timed out" : "Connection failed"} (${method} ${path}): ${detail}`,
     method,
     path,
-    cause: safeCause,
+    // Rebuilt from redacted text: nothing of the request leaves through undici's own error.
+    cause: Object.assign(new Error(detail), code ? { code } : {}),
   });
   const kind = timedOut ? "timeout" : "connection";
-  return { ok: false, error, outcome: { kind }, headers: {}, label: kind };
+  return { ok: false, error, outcome: { kind }, sent, headers: {}, label: kind };
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -240,12 +257,15 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
-function keptHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
-    if (headers[name] !== undefined) kept[name] = truncate(redactSecrets(headers[name], secrets), 200);
-  }
-  return kept;
+/** The kept headers of an answer, redacted and truncated. */
+function kept(
+  headers: Record<string, string>,
+  { secrets }: { secrets: readonly string[] },
+): Record<string, string> {
+  const names = KEPT_HEADERS.filter((name) => headers[name] !== undefined);
+  return Object.fromEntries(
+    names.map((name) => [name, truncate(redactSecrets(headers[name], secrets), 200)]),
+  );
 }
 
 /** The parsed body, or undefined when it is not JSON (an empty body included: `JSON.parse("")` throws). */
@@ -257,11 +277,19 @@ function parseJson(text: string): unknown {
   }
 }
 
-function pickRequestId(
-  json: unknown,
-  headers: Record<string, string>,
-  secrets: readonly string[],
-): string | undefined {
+/** Whether a parsed JSON value nests more than `max` arrays and objects deep; iterative, so any depth is safe. */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== "object") continue;
+    if (depth === max) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function pickRequestId(json: unknown, headers: Record<string, string>, { secrets }: AttemptRequest<unknown>) {
   const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
   const raw = typeof fromBody === "string" && fromBody ? fromBody : headers["x-request-id"];
   return raw ? truncate(redactSecrets(raw, secrets), MAX_REQUEST_ID_CHARS) : undefined;

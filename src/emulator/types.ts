@@ -114,8 +114,12 @@ export type RateLimitHeaderForm =
  * than 10 kB (the value after the first 10 kB, several times), or a Service field (`name`).
  */
 export type EchoPlace = "header" | "requestId" | "non-json-body" | "long-body" | "service-field";
-/** The key secret as is, the whole Authorization header, its base64 token, JSON-escaped, URL-encoded. */
-export type EchoForm = "raw" | "authorization" | "base64" | "json-escaped" | "url-encoded";
+/**
+ * The key secret as is, the whole Authorization header, its base64 token, JSON-escaped,
+ * URL-encoded, or the token spelled with JSON escapes (`\/`, and `\uXXXX` in mixed-case hex),
+ * written as is into JSON text.
+ */
+export type EchoForm = "raw" | "authorization" | "base64" | "json-escaped" | "url-encoded" | "escapes";
 
 export type FaultRoute = "getService" | "changeState" | "deleteEndpoint" | "any";
 
@@ -134,8 +138,11 @@ export interface Fault {
   delayMs?: number;
   /** Destroy the socket without answering: "before" = not applied, "after" = applied, answer lost. */
   drop?: "before" | "after";
-  /** Answer 200 with a body that does not parse ("not-json") or does not fit the schema ("wrong-shape"). */
-  malformed?: "not-json" | "wrong-shape";
+  /**
+   * Answer 200 with a body that does not parse ("not-json"), does not fit the schema
+   * ("wrong-shape"), or is a Service with a field nesting 50,000 levels and a string escape ("deep").
+   */
+  malformed?: "not-json" | "wrong-shape" | "deep";
   /** State change only: answer 200 with the current service without applying the command. */
   ignoreCommand?: boolean;
   /** With a status: the `error` text of the answer (e.g. "Invalid API key id", "Endpoint not found"). */

@@ -19,7 +19,14 @@ export const ECHO_PLACES: EchoPlace[] = [
   "long-body",
   "service-field",
 ];
-export const ECHO_FORMS: EchoForm[] = ["raw", "authorization", "base64", "json-escaped", "url-encoded"];
+export const ECHO_FORMS: EchoForm[] = [
+  "raw",
+  "authorization",
+  "base64",
+  "json-escaped",
+  "url-encoded",
+  "escapes",
+];
 
 type Route = "getService" | "changeState" | "any";
 const route = (): fc.Arbitrary<Route> => fc.constantFrom<Route>("getService", "changeState", "any");
@@ -97,6 +104,9 @@ const oversize = () =>
     oversizeBytes: fc.constantFrom(64 * 1024, 2 * 1024 * 1024),
     status: fc.option(fc.constantFrom(500, 503), { nil: undefined }),
   });
+/** A 200 nesting 50,000 levels deep, with a string escape: unusable, and no walk may overflow on it. */
+const deepBody = (route: () => fc.Arbitrary<Fault["route"]>) =>
+  fc.record({ route: route(), malformed: fc.constant<"deep">("deep") });
 const badRequest = () =>
   fc.record({
     route: route(),
@@ -140,6 +150,7 @@ export function hostileFault(): fc.Arbitrary<Fault> {
     oversize(),
     badRequest(),
     echo(),
+    deepBody(route),
   );
 }
 
@@ -191,6 +202,7 @@ export function endpointFault(hostile: boolean): fc.Arbitrary<Fault> {
     echo().map((fault) =>
       fault.echoSecret === "service-field" ? { ...fault, route: "getService" as const } : fault,
     ),
+    deepBody(r),
   );
 }
 

@@ -6,7 +6,7 @@ import { MAX_BODY_BYTES } from "../../src/api/transport";
 import { decide, type DesiredState } from "../../src/provider/stateTable";
 import { startEmulator, type Emulator, type EmulatorOptions, type RequestLogEntry } from "../../src/emulator";
 import { emulatorAuthorization } from "../helpers/emulatorHttp";
-import { leakForms } from "../helpers/leakForms";
+import { leakForms, unescaped } from "../helpers/leakForms";
 import { configureProvider, providerConfig } from "../helpers/providerConfig";
 import { warehouseWaitProblems } from "./warehouses";
 
@@ -109,7 +109,7 @@ export function reachableStrings(
 /** Where a form of the secret shows, as `where: form` lines. */
 export function findLeaks(world: World, where: string, value: unknown): string[] {
   const found: string[] = [];
-  for (const text of reachableStrings(value)) {
+  for (const text of reachableStrings(value).flatMap((text) => [text, unescaped(text)])) {
     const form =
       world.secretForms.find((f) => text.includes(f)) ?? world.secretWindows.find((w) => text.includes(w));
     if (form !== undefined)

@@ -4,6 +4,17 @@
  * for the secret; kept apart from src/api/redact.ts so the redaction is not checked against its
  * own list.
  */
+/**
+ * `text` with its JSON escapes decoded (`\/`, `\uXXXX`, ...), where a secret spelled in escapes
+ * shows; written apart from the library's own decoder.
+ */
+export function unescaped(text: string): string {
+  return text.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_escape, code: string) => {
+    if (code.length === 5) return String.fromCharCode(parseInt(code.slice(1), 16));
+    return ({ b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" } as Record<string, string>)[code] ?? code;
+  });
+}
+
 export function leakForms(secret: string, token: string): string[] {
   return [
     secret,

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
+import fc from "fast-check";
 import { ApiClient } from "../../src/api/client";
 import { basicAuthorization } from "../../src/api/redact";
 import * as provider from "../../src/provider";
 import { resolveConfig } from "../../src/config";
 import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
-import { leakForms } from "../helpers/leakForms";
+import { leakForms, unescaped } from "../helpers/leakForms";
 
 /*
  * The key secret and its Basic token, in every form, never leave: not in an error's message,
@@ -198,5 +199,85 @@ describe("the secret spelled through JSON escapes", function () {
     });
     const client = new ApiClient({ apiUrl: server.url, keyId: KEY_ID, keySecret: SECRET, rateLimit: false });
     assert.equal((await client.getService(ORG, SVC)).service.name, "plain name");
+  });
+});
+
+describe("every JSON escape of every character of the secret or its token", function () {
+  this.timeout(60_000);
+  let server: HostileServer | undefined;
+  afterEach(async () => server?.close());
+
+  /** One character as JSON text may spell it: as is where JSON allows, `\/`, or `\uXXXX` in either case. */
+  const spelled = (char: string, choice: number): string => {
+    const hex = char.charCodeAt(0).toString(16).padStart(4, "0");
+    if (char === "/" && choice === 0) return "\\/";
+    if (choice === 1 && !/["\\]/.test(char)) return char;
+    return `\\u${choice === 2 ? hex.toUpperCase() : hex}`;
+  };
+
+  it("is redacted from bodies, headers, request ids and messages, parsed or raw (property, fixed seed)", async () => {
+    let answer = { text: "", where: 0 };
+    server = await startHostileServer((req, res) => {
+      const { text } = answer;
+      if (req.method === "GET") {
+        res.writeHead(200, { "content-type": "application/json", "x-request-id": text });
+        res.end(
+          `{"status":200,"requestId":"${text}","result":{"id":"${SVC}","name":"${text}","state":"running"}}`,
+        );
+      } else if (req.method === "PATCH") {
+        // JSON that is not the error envelope: its raw text becomes the message.
+        res.writeHead(400, { "content-type": "application/json", "x-request-id": text });
+        res.end(`{"message":"authorization: Basic ${text}","detail":"${text}"}`);
+      } else {
+        res.writeHead(answer.where ? 502 : 400, { "content-type": "application/json", date: text });
+        res.end(
+          answer.where ? `proxy said ${text}` : `{"status":400,"error":"${text}","requestId":"${text}"}`,
+        );
+      }
+    });
+    const url = server.url;
+    const secret = fc
+      .string({ unit: "grapheme-ascii", minLength: 8, maxLength: 24 })
+      .filter((s) => new Set(s).size >= 5 && s.trim() === s);
+    const property = fc.asyncProperty(
+      secret,
+      fc.boolean(),
+      fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 64, maxLength: 64 }),
+      fc.integer({ min: 0, max: 1 }),
+      async (keySecret, ofToken, choices, where) => {
+        const token = basicAuthorization(KEY_ID, keySecret).slice("Basic ".length);
+        const value = ofToken ? token : keySecret;
+        answer = { text: [...value].map((c, i) => spelled(c, choices[i % choices.length])).join(""), where };
+        const client = new ApiClient({
+          apiUrl: url,
+          keyId: KEY_ID,
+          keySecret,
+          rateLimit: false,
+          retry: { maxAttempts: 1 },
+        });
+        const read = await client.getService(ORG, SVC);
+        const texts = [JSON.stringify(read)];
+        for (const call of [
+          client.changeServiceState(ORG, SVC, "start"),
+          client.deleteReversePrivateEndpoint(ORG, SVC, "rpe-1"),
+        ]) {
+          texts.push(
+            everything(
+              await call.then(
+                () => assert.fail("expected a failure"),
+                (e: unknown) => e,
+              ),
+            ),
+          );
+        }
+        for (const text of texts.flatMap((t) => [t, unescaped(t)])) {
+          assert.ok(
+            !text.includes(keySecret) && !text.includes(token),
+            `leaks ${JSON.stringify(value)}: ${text}`,
+          );
+        }
+      },
+    );
+    await fc.assert(property, { seed: 20, numRuns: 150 });
   });
 });

@@ -276,6 +276,53 @@ describe("one attempt at the HTTP boundary", function () {
     }
   });
 
+  it("a PATCH out of time in the connection queue uses up no command and is not possibly applied; one sent is", async () => {
+    server = await startHostileServer(() => undefined);
+    const dispatcher = new Agent({ connections: 1 });
+    try {
+      const holder = failureOf(
+        clientFor(server, { dispatcher, timeouts: { totalMs: 1_500 } }).getService(ORG, SVC),
+      );
+      while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const applyBudget = { used: 0, max: 3 };
+      const patch = (totalMs: number) =>
+        failureOf(
+          clientFor(server!, { dispatcher, timeouts: { totalMs } }).changeServiceState(ORG, SVC, "start", {
+            applyBudget,
+          }),
+        );
+      const queued = await patch(100);
+      assert.ok(queued instanceof ApiTimeoutError, String(queued));
+      assert.equal(queued.possiblyApplied, false);
+      assert.equal(applyBudget.used, 0);
+      await holder;
+      const sent = await patch(300);
+      assert.ok(sent instanceof ApiTimeoutError, String(sent));
+      assert.equal(sent.possiblyApplied, true);
+      assert.equal(applyBudget.used, 1);
+      assert.deepEqual(
+        server.requests.map((r) => r.method),
+        ["GET", "PATCH"],
+      );
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it("a PATCH whose connection is refused was never sent: no command used, not possibly applied", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const applyBudget = { used: 0, max: 3 };
+    const error = await failureOf(
+      clientFor({ url: `http://127.0.0.1:${port}` }).changeServiceState(ORG, SVC, "stop", { applyBudget }),
+    );
+    assert.ok(error instanceof ApiConnectionError, String(error));
+    assert.equal(error.possiblyApplied, false);
+    assert.equal(applyBudget.used, 0);
+  });
+
   it("a refused connection is a connection error naming the code", async () => {
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import {
+  countAttempt,
   DEFAULT_RETRY_POLICY,
+  retryDelayMs,
   isRetryableRequest,
   serverRequestedDelayMs,
   shouldRetry,
@@ -78,5 +80,21 @@ describe("server-named waits as written", () => {
       60_000,
       "delta seconds, capped",
     );
+  });
+});
+
+describe("attempt counts", () => {
+  it("429s and other failures are counted apart: after seven 429s a 503 is the first failure", () => {
+    const counts = { rateLimited: 0, other: 0 };
+    for (let n = 1; n <= 7; n++) assert.equal(countAttempt(counts, tooMany), n);
+    const attempt = countAttempt(counts, unavailable);
+    assert.equal(attempt, 1);
+    assert.equal(shouldRetry({ ...base, outcome: unavailable, attempt, nextDelayMs: 10 }), true);
+    // Its backoff is a first retry's: within the base delay, not grown by the 429s.
+    assert.ok(retryDelayMs({ retry: attempt, policy, random: () => 0.999 }) <= policy.baseDelayMs);
+    let last = attempt;
+    while (last < policy.maxAttempts) last = countAttempt(counts, { kind: "timeout" });
+    assert.equal(shouldRetry({ ...base, outcome: unavailable, attempt: last, nextDelayMs: 10 }), false);
+    assert.equal(countAttempt(counts, tooMany), 8, "and the 429s keep their own count");
   });
 });

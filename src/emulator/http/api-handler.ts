@@ -37,6 +37,9 @@ export interface ApiContext {
 const MALFORMED_BODIES: Record<NonNullable<Fault["malformed"]>, (requestId: string) => string> = {
   "not-json": () => '{"status":200,"result":',
   "wrong-shape": (requestId) => JSON.stringify({ requestId, result: { id: 7, state: 42 } }),
+  deep: (requestId) =>
+    `{"status":200,"requestId":"${requestId}","result":{"state":"running","extra":` +
+    `${"[".repeat(50_000)}"a\\u0041\\/"${"]".repeat(50_000)}}}`,
 };
 
 export async function handleApiRequest(
@@ -202,6 +205,9 @@ async function respond(
     if (status === 200 && typeof result?.state === "string") entry.stateShown = result.state;
     const envelope = status === 200 ? { status, requestId, ...fields } : { status, ...fields, requestId };
     text = JSON.stringify(envelope);
+    // Escapes go into the JSON text as written, not escaped once more.
+    if (fault?.echoForm === "escapes" && echo !== undefined)
+      text = text.split(JSON.stringify(echo).slice(1, -1)).join(echo);
   }
   if (status !== 204) {
     headers["X-Request-Id"] = requestId;

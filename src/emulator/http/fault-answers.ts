@@ -42,7 +42,18 @@ export function echoValue(form: EchoForm, authorization: string, keySecret: stri
       return JSON.stringify(keySecret).slice(1, -1);
     case "url-encoded":
       return encodeURIComponent(keySecret);
+    case "escapes":
+      return jsonEscapes(authorization.replace(/^basic\s+/i, ""));
   }
+}
+
+/** `value` in JSON escapes: `/` as `\/`, every other character as `\uXXXX`, the hex in mixed case. */
+function jsonEscapes(value: string): string {
+  const hex = (char: string, at: number) => {
+    const code = char.charCodeAt(0).toString(16).padStart(4, "0");
+    return `\\u${at % 2 ? code.toUpperCase() : code}`;
+  };
+  return [...value].map((char, at) => (char === "/" ? "\\/" : at % 3 ? char : hex(char, at))).join("");
 }
 
 /** A short text body that is not JSON, as a proxy's error page would be. */

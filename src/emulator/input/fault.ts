@@ -44,7 +44,14 @@ const ECHO_PLACES: readonly EchoPlace[] = [
   "long-body",
   "service-field",
 ];
-const ECHO_FORMS: readonly EchoForm[] = ["raw", "authorization", "base64", "json-escaped", "url-encoded"];
+const ECHO_FORMS: readonly EchoForm[] = [
+  "raw",
+  "authorization",
+  "base64",
+  "json-escaped",
+  "url-encoded",
+  "escapes",
+];
 /** Padding beyond this is a mistake in the test (the emulator streams it, but the client may not). */
 export const MAX_OVERSIZE_BYTES = 1024 ** 3;
 const FAULT_ROUTES: ReadonlySet<string> = new Set<FaultRoute>([
@@ -179,7 +186,12 @@ export function parseFault(value: unknown): Fault {
   if (input.delayMs !== undefined) fault.delayMs = readMilliseconds(input.delayMs, "fault.delayMs", issues);
   if (input.drop !== undefined) fault.drop = readOneOf(input.drop, ["before", "after"], "fault.drop", issues);
   if (input.malformed !== undefined) {
-    fault.malformed = readOneOf(input.malformed, ["not-json", "wrong-shape"], "fault.malformed", issues);
+    fault.malformed = readOneOf(
+      input.malformed,
+      ["not-json", "wrong-shape", "deep"],
+      "fault.malformed",
+      issues,
+    );
   }
   if (input.ignoreCommand !== undefined) {
     if (typeof input.ignoreCommand === "boolean") fault.ignoreCommand = input.ignoreCommand;
