@@ -115,14 +115,15 @@ export async function runFleet(options: {
     const floorSeconds = Math.max(3 * n, 2 * n + transitionSeconds);
     const failed = outcomes.filter((o) => !o.ok);
     if (process.env.BENCH_DEBUG) {
-      const log = emulator.requests;
-      log.forEach((r, i) => {
-        if (r.status !== 429) return;
-        const around = log
-          .slice(Math.max(0, i - 12), i + 1)
-          .map((x) => `${x.at - startAt} ${x.method} ${x.status}`);
-        console.error(`429 at ${r.at - startAt}:\n  ${around.join("\n  ")}`);
-      });
+      // Each request as the process (by its services) and status, one line per server window.
+      const owner = new Map(ids.map((id, i) => [id, Math.floor(i / servicesPerProcess)]));
+      const lines = new Map<number, string[]>();
+      for (const r of emulator.requests) {
+        const window = Math.floor((r.at - startAt) / windowMs);
+        const mark = `${owner.get(r.serviceId ?? "") ?? "?"}${r.status === 429 ? "!" : ""}`;
+        lines.set(window, [...(lines.get(window) ?? []), mark]);
+      }
+      for (const [window, marks] of lines) console.error(`window ${window}: ${marks.join(" ")}`);
     }
     return {
       processes,
