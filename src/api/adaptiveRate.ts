@@ -23,12 +23,8 @@ export const ADAPTIVE_RATE = {
   cut: 0.7,
   /** Where the climb flattens, as a fraction of the share. */
   plateau: 0.85,
-  /**
-   * How fast the climb bends, as a fraction of the limit per window cubed. The same for every
-   * share, so a budget with a large share takes longer to climb back than one with a small share:
-   * shares drift towards even (TCP CUBIC's constant C).
-   */
-  cubic: 0.002,
+  /** Windows from the 429 to the plateau (the middle of the flat part). */
+  plateauWindows: 3,
   /** The lowest rate, in requests per window: a process that got nothing still gets a request through now and then. */
   minRequests: 0.5,
 };
@@ -36,11 +32,9 @@ export const ADAPTIVE_RATE = {
 /** The requests per window a budget hands out at `now` (the full limit unless a 429 lowered it). */
 export function ratePerWindow(limit: RateLimit, throttle: Throttle | undefined, now: number): number {
   if (!throttle) return limit.requests;
-  const { cut, plateau, cubic, minRequests } = ADAPTIVE_RATE;
+  const { cut, plateau, plateauWindows, minRequests } = ADAPTIVE_RATE;
   const top = throttle.share * plateau;
-  const steepness = cubic * limit.requests;
-  // Windows from the 429 to the plateau: the curve starts at the cut.
-  const plateauWindows = Math.cbrt((top - throttle.share * cut) / steepness);
+  const steepness = (top - throttle.share * cut) / plateauWindows ** 3;
   const windows = Math.max(0, now - throttle.at) / limit.windowMs;
   const rate = top + steepness * (windows - plateauWindows) ** 3;
   return Math.min(limit.requests, Math.max(minRequests, rate));
