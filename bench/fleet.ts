@@ -116,7 +116,7 @@ export async function runFleet(options: {
     const failed = outcomes.filter((o) => !o.ok);
     if (process.env.BENCH_DEBUG) {
       // Each request as the process (by its services) and status, one line per server window.
-      const owner = new Map(ids.map((id, i) => [id, Math.floor(i / servicesPerProcess)]));
+      const owner = new Map<string, number>(ids.map((id, i) => [id, Math.floor(i / servicesPerProcess)]));
       const lines = new Map<number, string[]>();
       for (const r of emulator.requests) {
         const window = Math.floor((r.at - startAt) / windowMs);

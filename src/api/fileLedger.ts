@@ -83,6 +83,8 @@ export function ledgerPath(apiUrl: string, keyId: string, limit: RateLimit, base
 export interface FileLedgerOptions {
   /** Added to this process's clock times in the file (processes' clocks may differ in origin). */
   offsetMs?: number;
+  /** This process's clock time; by default the wall clock less the offset. */
+  now?: () => number;
   /** Told once, when the file is given up for memory. */
   warn?: (message: string) => void;
 }
@@ -90,6 +92,7 @@ export interface FileLedgerOptions {
 export class FileLedger implements BudgetLedger {
   readonly path: string;
   private readonly offsetMs: number;
+  private readonly now: () => number;
   private readonly warn: (message: string) => void;
   private fallback: MemoryLedger | undefined;
   private folderChecked = false;
@@ -98,7 +101,8 @@ export class FileLedger implements BudgetLedger {
 
   constructor(path: string, options: FileLedgerOptions = {}) {
     this.path = path;
-    this.offsetMs = options.offsetMs ?? 0;
+    const offsetMs = (this.offsetMs = options.offsetMs ?? 0);
+    this.now = options.now ?? (() => Date.now() - offsetMs);
     this.warn = options.warn ?? ((message) => process.emitWarning(message, { code: "DBCLOUD_BUDGET_LOCAL" }));
   }
 
@@ -234,7 +238,7 @@ export class FileLedger implements BudgetLedger {
 
   /** Written whole under an exclusive temporary name and renamed into place; an empty ledger removes the file. */
   private write(state: LedgerState): void {
-    const text = writtenLedger(state, this.offsetMs, Date.now() - this.offsetMs);
+    const text = writtenLedger(state, this.offsetMs, this.now());
     if (text === undefined) {
       try {
         unlinkSync(this.path);

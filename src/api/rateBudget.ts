@@ -1,6 +1,7 @@
 import { burstAt, learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
 import type { Clock } from "./clock";
-import { LedgerBusyError, MemoryLedger, type BudgetLedger, type LedgerState } from "./ledger";
+import { LEDGER_RETRY_MS, LedgerAccess } from "./ledgerAccess";
+import { MemoryLedger, type BudgetLedger, type LedgerState } from "./ledger";
 import type { RateLimit } from "./rateLimit";
 
 export { ADAPTIVE_RATE } from "./adaptiveRate";
@@ -30,9 +31,6 @@ export function defaultMarginMs(limit: RateLimit): number {
   return Math.min(100, Math.max(20, limit.windowMs / 100));
 }
 
-/** The longest pause between two tries of a shared ledger another process holds locked. */
-const LEDGER_RETRY_MS = 16;
-
 interface PollWaiter {
   since: number;
   deadline: number | undefined;
@@ -61,7 +59,7 @@ export class RateBudget {
   readonly limit: RateLimit;
   private readonly clock: Clock;
   private readonly marginMs: number;
-  private readonly ledger: BudgetLedger;
+  private readonly access: LedgerAccess;
   private polls: PollWaiter[] = [];
   private wakeAt = Infinity;
   /** Totals for diagnostics and the benchmark. */
@@ -71,7 +69,7 @@ export class RateBudget {
     this.limit = limit;
     this.clock = clock;
     this.marginMs = marginMs;
-    this.ledger = ledger ?? new MemoryLedger();
+    this.access = new LedgerAccess(ledger ?? new MemoryLedger(), clock);
   }
 
   /**
@@ -96,7 +94,7 @@ export class RateBudget {
       waitedMs: at - started,
       answered: () => {
         const now = this.clock.now();
-        if (now > at) this.later((state) => moveGrant(state, at, now), now + this.limit.windowMs);
+        if (now > at) this.access.later((state) => moveGrant(state, at, now), now + this.limit.windowMs);
       },
     };
   }
@@ -108,22 +106,25 @@ export class RateBudget {
   blockUntil(timeMs: number): void {
     if (!Number.isFinite(timeMs)) return;
     const now = this.clock.now();
-    this.later((state) => {
+    this.access.later((state) => {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
-      // The waiters give their slots back and queue again after the pause, paced from there.
-      state.paceAt = state.blockedUntil;
       if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
+      // The waiters give their slots back and queue again after the pause, paced at the new
+      // rate from the last request sent (the reservations they give back do not count).
+      const sent = state.grants.filter((grant) => grant <= now);
+      const spacing = this.limit.windowMs / ratePerWindow(this.limit, state.throttle, now);
+      state.paceAt = Math.max(state.blockedUntil, (sent[sent.length - 1] ?? -Infinity) + spacing);
     }, undefined);
   }
 
   /** The requests per window this budget paces to at `now` (the limit unless a 429 lowered it). */
   rate(now = this.clock.now()): number {
-    return this.peek((state) => ratePerWindow(this.limit, state.throttle, now), this.limit.requests);
+    return this.access.peek((state) => ratePerWindow(this.limit, state.throttle, now), this.limit.requests);
   }
 
   /** The time the next grant would happen, without taking it. */
   nextGrantAt(now = this.clock.now()): number {
-    return this.peek((state) => this.slotAt(state, now), now);
+    return this.access.peek((state) => this.slotAt(state, now), now);
   }
 
   private async acquireSlot(deadline: number | undefined): Promise<number> {
@@ -132,11 +133,13 @@ export class RateBudget {
     for (;;) {
       if (at === undefined) {
         const now = this.clock.now();
-        const slot = await this.change((state) => {
+        const reservedNow = this.access.change((state) => {
           const next = this.slotAt(state, now);
           if (deadline === undefined || next <= deadline) this.reserve(state, next);
           return next;
         }, deadline);
+        // Awaited only when the ledger was busy: a ready slot starts its wait in this turn.
+        const slot = reservedNow instanceof Promise ? await reservedNow : reservedNow;
         if (deadline !== undefined && slot > deadline) throw new BudgetDeadlineError(slot, deadline);
         at = slot;
       }
@@ -145,22 +148,23 @@ export class RateBudget {
       const reserved = at;
       // A 429 seen while we waited pauses us too: give the slot back and queue after the pause.
       // Grants re-dated to their answers since we reserved may push our slot a little later.
-      const admitted = await this.change((state) => {
+      const admittedNow = this.access.change((state) => {
         if (state.blockedUntil > reserved) {
-          release(state, reserved);
+          this.release(state, reserved);
           return undefined;
         }
         const admit = this.admitAt(state, reserved);
         if (admit > reserved) moveGrant(state, reserved, admit);
         return admit;
       }, deadline);
+      const admitted = admittedNow instanceof Promise ? await admittedNow : admittedNow;
       if (admitted === undefined) {
         at = undefined;
         continue;
       }
       if (admitted > reserved) {
         if (deadline !== undefined && admitted > deadline) {
-          this.later((state) => release(state, admitted), deadline);
+          this.access.later((state) => this.release(state, admitted), deadline);
           throw new BudgetDeadlineError(admitted, deadline);
         }
         at = admitted;
@@ -196,56 +200,28 @@ export class RateBudget {
     return at;
   }
 
-  private reserve(state: LedgerState, at: number): void {
-    state.grants.push(at);
-    state.paceAt = Math.max(state.paceAt, at) + this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
+  /** Gives a reserved grant back, and its place in the pacing. */
+  private release(state: LedgerState, at: number): void {
+    const index = state.grants.lastIndexOf(at);
+    if (index < 0) return;
+    state.grants.splice(index, 1);
+    // A slot given back for a pause leaves the pacing alone: the 429 restarted it.
+    if (at < state.blockedUntil) return;
+    const spacing = this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
+    state.paceAt = Math.max(state.blockedUntil, state.paceAt - spacing);
   }
 
+  private reserve(state: LedgerState, at: number): void {
+    state.grants.push(at);
+    state.paceAt =
+      Math.max(state.paceAt, at) + this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
+  }
 
   private granted(waitedMs: number): void {
     this.stats.granted++;
     if (waitedMs > 0) {
       this.stats.waited++;
       this.stats.waitedMs += waitedMs;
-    }
-  }
-
-  /**
-   * Runs `change` on the ledger; while another process holds a shared ledger's lock, tries again
-   * after a short asynchronous pause, never past `deadline` (the ledger itself gives up on a lock
-   * held too long, so this ends without a deadline too).
-   */
-  private async change<T>(change: (state: LedgerState) => T, deadline: number | undefined): Promise<T> {
-    for (let pauseMs = 1; ; pauseMs = Math.min(2 * pauseMs, LEDGER_RETRY_MS)) {
-      try {
-        return this.ledger.update(change);
-      } catch (error) {
-        if (!(error instanceof LedgerBusyError)) throw error;
-      }
-      const now = this.clock.now();
-      if (deadline !== undefined && now >= deadline) {
-        throw new BudgetDeadlineError(
-          now,
-          deadline,
-          "the client's rate budget stayed locked by another process past the deadline",
-        );
-      }
-      await this.clock.sleep(Math.min(pauseMs, (deadline ?? Infinity) - now));
-    }
-  }
-
-  /** `change` for callers that do not wait for it: done now when the ledger is free, else soon. */
-  private later(change: (state: LedgerState) => void, deadline: number | undefined): void {
-    this.change(change, deadline).catch(() => undefined); // a lost re-dating or release costs one window at most
-  }
-
-  /** Reads the ledger now; `otherwise` while another process holds it locked. */
-  private peek<T>(read: (state: LedgerState) => T, otherwise: T): T {
-    try {
-      return this.ledger.update(read);
-    } catch (error) {
-      if (error instanceof LedgerBusyError) return otherwise;
-      throw error;
     }
   }
 
@@ -270,7 +246,7 @@ export class RateBudget {
         for (const w of expired) w.reject(new BudgetDeadlineError(at, w.deadline!));
       }
       if (!this.polls.length) return;
-      const busyUntil = this.peek((state) => {
+      const busyUntil = this.access.peek((state) => {
         const slot = this.slotAt(state, now);
         if (slot <= now) this.reserve(state, now);
         return slot;
@@ -310,12 +286,6 @@ function moveGrant(state: LedgerState, from: number, to: number): void {
   let insert = state.grants.length;
   while (insert > 0 && state.grants[insert - 1] > to) insert--;
   state.grants.splice(insert, 0, to);
-}
-
-/** Gives a reserved grant back (its place in the pacing stays taken: releases follow a 429, which restarts the pacing). */
-function release(state: LedgerState, at: number): void {
-  const index = state.grants.lastIndexOf(at);
-  if (index >= 0) state.grants.splice(index, 1);
 }
 
 /** Drops grants that no longer count against any future window. */

@@ -65,7 +65,10 @@ export function sharedBudget(apiUrl: string, keyId: string, limit: RateLimit, cl
     // times are this clock's plus the offset to the wall clock, which every process agrees on.
     const ledger =
       clock === systemClock
-        ? new FileLedger(ledgerPath(apiUrl, keyId, limit), { offsetMs: Date.now() - clock.now() })
+        ? new FileLedger(ledgerPath(apiUrl, keyId, limit), {
+            offsetMs: Date.now() - clock.now(),
+            now: clock.now,
+          })
         : undefined;
     budget = new RateBudget(limit, clock, undefined, ledger);
     budgets.set(key, budget);
