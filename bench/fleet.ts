@@ -7,11 +7,17 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmulator } from "../src/emulator";
 
+/** Where the processes run: one machine (they may share files) or each on a "machine" of its own. */
+export type FleetMachines = "one" | "separate";
+
 export interface FleetResult {
   processes: number;
+  machines: FleetMachines;
   servicesPerProcess: number;
   scale: number;
   transitionSeconds: number;
@@ -30,13 +36,23 @@ interface Outcome {
   error?: string;
 }
 
-function worker(env: Record<string, unknown>, scale: number) {
+/**
+ * One worker process. `folder` stands in for the machine: its temp and runtime folders, so
+ * processes given different folders share nothing but the key.
+ */
+function worker(env: Record<string, unknown>, scale: number, folder: string) {
   const child = spawn(
     process.execPath,
     ["-r", "ts-node/register/transpile-only", join(__dirname, "fleet-worker.ts")],
     {
       cwd: join(__dirname, ".."),
-      env: { ...process.env, DBCLOUD_TIME_SCALE: String(scale), BENCH_FLEET_WORKER: JSON.stringify(env) },
+      env: {
+        ...process.env,
+        TMPDIR: folder,
+        XDG_RUNTIME_DIR: folder,
+        DBCLOUD_TIME_SCALE: String(scale),
+        BENCH_FLEET_WORKER: JSON.stringify(env),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -58,8 +74,12 @@ export async function runFleet(options: {
   servicesPerProcess: number;
   scale: number;
   transitionSeconds: number;
+  machines?: FleetMachines;
 }): Promise<FleetResult> {
-  const { processes, servicesPerProcess, scale, transitionSeconds } = options;
+  const { processes, servicesPerProcess, scale, transitionSeconds, machines = "one" } = options;
+  const machineFolders = Array.from({ length: machines === "one" ? 1 : processes }, () =>
+    mkdtempSync(join(tmpdir(), "dbcloud-fleet-machine-")),
+  );
   const windowMs = 10_000 * scale;
   const organizationId = randomUUID();
   const ids = Array.from({ length: processes * servicesPerProcess }, () => randomUUID());
@@ -85,6 +105,7 @@ export async function runFleet(options: {
               startAt,
             },
             scale,
+            machineFolders[p % machineFolders.length],
           ),
         ),
       )
@@ -94,17 +115,19 @@ export async function runFleet(options: {
     const floorSeconds = Math.max(3 * n, 2 * n + transitionSeconds);
     const failed = outcomes.filter((o) => !o.ok);
     if (process.env.BENCH_DEBUG) {
-      const log = emulator.requests;
-      log.forEach((r, i) => {
-        if (r.status !== 429) return;
-        const around = log
-          .slice(Math.max(0, i - 12), i + 1)
-          .map((x) => `${x.at - startAt} ${x.method} ${x.status}`);
-        console.error(`429 at ${r.at - startAt}:\n  ${around.join("\n  ")}`);
-      });
+      // Each request as the process (by its services) and status, one line per server window.
+      const owner = new Map<string, number>(ids.map((id, i) => [id, Math.floor(i / servicesPerProcess)]));
+      const lines = new Map<number, string[]>();
+      for (const r of emulator.requests) {
+        const window = Math.floor((r.at - startAt) / windowMs);
+        const mark = `${owner.get(r.serviceId ?? "") ?? "?"}${r.status === 429 ? "!" : ""}`;
+        lines.set(window, [...(lines.get(window) ?? []), mark]);
+      }
+      for (const [window, marks] of lines) console.error(`window ${window}: ${marks.join(" ")}`);
     }
     return {
       processes,
+      machines,
       servicesPerProcess,
       scale,
       transitionSeconds,
@@ -118,20 +141,68 @@ export async function runFleet(options: {
     };
   } finally {
     await emulator.close();
+    for (const folder of machineFolders) rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** The three fleet rows and their targets: one process; processes on one machine; processes on separate machines. */
+export const FLEET_ROWS = [
+  {
+    name: "1 process x 50",
+    processes: 1,
+    servicesPerProcess: 50,
+    machines: "one",
+    maxRatio: 1.1,
+    max429Share: 0,
+  },
+  {
+    name: "4 processes x 10, one machine",
+    processes: 4,
+    servicesPerProcess: 10,
+    machines: "one",
+    maxRatio: 1.1,
+    max429Share: 0.1,
+  },
+  {
+    name: "4 processes x 10, 4 machines",
+    processes: 4,
+    servicesPerProcess: 10,
+    machines: "separate",
+    maxRatio: 1.3,
+    max429Share: 0.1,
+  },
+] as const;
+
+export function fleetSummary(r: FleetResult): string {
+  const share = r.requests ? (100 * r.rateLimited) / r.requests : 0;
+  return (
+    `${r.seconds.toFixed(0)} s vs floor ${r.floorSeconds} s = ${r.ratio.toFixed(2)} x; ` +
+    `${r.requests} requests, ${r.rateLimited} x 429 (${share.toFixed(0)} %), ${r.failures} failed`
+  );
+}
+
+export function fleetMet(row: (typeof FLEET_ROWS)[number], r: FleetResult): boolean {
+  return r.ratio <= row.maxRatio && r.rateLimited <= row.max429Share * r.requests && r.failures === 0;
+}
+
+/** `ts-node bench/fleet.ts [repeats] [scale] [row names...]`: each row `repeats` times, one line per run. */
+async function main(): Promise<void> {
+  const repeats = Number(process.argv[2] ?? 1);
+  const scale = Number(process.argv[3] ?? 0.1);
+  const only = process.argv.slice(4);
+  for (const row of FLEET_ROWS) {
+    if (only.length && !only.some((name) => row.name.includes(name))) continue;
+    for (let i = 0; i < repeats; i++) {
+      const r = await runFleet({ ...row, scale, transitionSeconds: 30 });
+      console.log(`${row.name.padEnd(30)} ${fleetSummary(r)}  ${fleetMet(row, r) ? "met" : "MISSED"}`);
+      if (r.errors.length) console.log(`  errors: ${r.errors.join(" | ")}`);
+    }
   }
 }
 
 if (require.main === module) {
-  const [processes, perProcess] = [Number(process.argv[2] ?? 1), Number(process.argv[3] ?? 50)];
-  runFleet({
-    processes,
-    servicesPerProcess: perProcess,
-    scale: Number(process.argv[4] ?? 0.1),
-    transitionSeconds: 30,
-  })
-    .then((r) => console.log(JSON.stringify(r)))
-    .catch((e) => {
-      console.error(e);
-      process.exit(1);
-    });
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
 }

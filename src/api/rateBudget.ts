@@ -1,15 +1,20 @@
+import { burstAt, learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
 import type { Clock } from "./clock";
+import { LEDGER_RETRY_MS, LedgerAccess } from "./ledgerAccess";
 import { MemoryLedger, type BudgetLedger, type LedgerState } from "./ledger";
 import type { RateLimit } from "./rateLimit";
+
+export { ADAPTIVE_RATE } from "./adaptiveRate";
 
 /** Thrown when the budget's next slot lies past the caller's deadline: nothing was sent. */
 export class BudgetDeadlineError extends Error {
   /** When the request could have been sent, in clock time. */
   readonly nextSlotAt: number;
-  constructor(nextSlotAt: number, deadline: number) {
+  constructor(nextSlotAt: number, deadline: number, detail?: string) {
     super(
-      `the client's rate budget has no slot before the deadline (next slot in ` +
-        `${Math.ceil((nextSlotAt - deadline) / 1000)} s past it)`,
+      detail ??
+        `the client's rate budget has no slot before the deadline (next slot in ` +
+          `${Math.ceil((nextSlotAt - deadline) / 1000)} s past it)`,
     );
     this.name = "BudgetDeadlineError";
     this.nextSlotAt = nextSlotAt;
@@ -20,15 +25,6 @@ export class BudgetDeadlineError extends Error {
 export interface PollHint {
   likelihood(): number;
 }
-
-/**
- * How the budget adapts to a server that throttles anyway (other tools, other machines on the
- * same key): the AWS SDKs' adaptive mode, kept small. A 429 cuts the rate to `decrease` times
- * what it was (at most once a window, never under `floor`); it then climbs back to the full
- * limit over `recoverWindows` windows along a cubic curve, quickly at first and flattening as it
- * nears the limit (the concave half of the SDKs' CUBIC curve: the limit is known, no probing past it).
- */
-export const ADAPTIVE_RATE = { decrease: 0.7, floor: 0.2, recoverWindows: 6 };
 
 /** The safety margin added to each window: 100 ms for the real 10 s window, 1 % of shorter ones (at least 20 ms). */
 export function defaultMarginMs(limit: RateLimit): number {
@@ -45,8 +41,9 @@ interface PollWaiter {
 }
 
 /**
- * A sliding-window budget: at most `requests` grants in any span of `windowMs` (+ a safety
- * margin for network jitter), which also satisfies a server counting in fixed windows.
+ * A budget of `requests` grants in any span of `windowMs` (+ a safety margin for network
+ * jitter), which also satisfies a server counting in fixed windows; within it, grants are paced
+ * at the rate the server's 429s leave this budget (see adaptiveRate.ts).
  *
  * Two classes of request. Commands and first reads (every request without a `PollHint`) reserve
  * the next slot at once, in arrival order. Polls reserve nothing ahead: a poll is granted only
@@ -55,19 +52,16 @@ interface PollWaiter {
  *
  * After a 429 the whole budget pauses until the server's reset, since every caller shares the
  * same key: requests already waiting for a slot included (a waiter whose slot falls inside a
- * pause takes a new one after it); and the rate adapts (see `ADAPTIVE_RATE`).
+ * pause takes a new one after it); and the rate adapts.
  */
 export class RateBudget {
-  /** The requests per window this budget hands out. */
+  /** The requests per window this budget hands out at most. */
   readonly limit: RateLimit;
   private readonly clock: Clock;
   private readonly marginMs: number;
-  private readonly ledger: BudgetLedger;
+  private readonly access: LedgerAccess;
   private polls: PollWaiter[] = [];
   private wakeAt = Infinity;
-  /** Adaptive rate: the fraction of the limit right after the last throttle, and when it was. */
-  private throttledTo = 1;
-  private throttledAt = -Infinity;
   /** Totals for diagnostics and the benchmark. */
   readonly stats = { granted: 0, waited: 0, waitedMs: 0, throttles: 0 };
 
@@ -75,7 +69,7 @@ export class RateBudget {
     this.limit = limit;
     this.clock = clock;
     this.marginMs = marginMs;
-    this.ledger = ledger ?? new MemoryLedger();
+    this.access = new LedgerAccess(ledger ?? new MemoryLedger(), clock);
   }
 
   /**
@@ -100,9 +94,37 @@ export class RateBudget {
       waitedMs: at - started,
       answered: () => {
         const now = this.clock.now();
-        if (now > at) this.ledger.update((state) => moveGrant(state, at, now));
+        if (now > at) this.access.later((state) => moveGrant(state, at, now), now + this.limit.windowMs);
       },
     };
+  }
+
+  /**
+   * Pauses every grant until `timeMs` (a 429 told us the window is spent, and when it resets),
+   * and lowers the rate to this budget's share of the key.
+   */
+  blockUntil(timeMs: number): void {
+    if (!Number.isFinite(timeMs)) return;
+    const now = this.clock.now();
+    this.access.later((state) => {
+      state.blockedUntil = Math.max(state.blockedUntil, timeMs);
+      if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
+      // The waiters give their slots back and queue again after the pause, paced at the new
+      // rate from the last request sent (the reservations they give back do not count).
+      const sent = state.grants.filter((grant) => grant <= now);
+      const spacing = this.limit.windowMs / ratePerWindow(this.limit, state.throttle, now);
+      state.paceAt = Math.max(state.blockedUntil, (sent[sent.length - 1] ?? -Infinity) + spacing);
+    }, undefined);
+  }
+
+  /** The requests per window this budget paces to at `now` (the limit unless a 429 lowered it). */
+  rate(now = this.clock.now()): number {
+    return this.access.peek((state) => ratePerWindow(this.limit, state.throttle, now), this.limit.requests);
+  }
+
+  /** The time the next grant would happen, without taking it. */
+  nextGrantAt(now = this.clock.now()): number {
+    return this.access.peek((state) => this.slotAt(state, now), now);
   }
 
   private async acquireSlot(deadline: number | undefined): Promise<number> {
@@ -111,11 +133,13 @@ export class RateBudget {
     for (;;) {
       if (at === undefined) {
         const now = this.clock.now();
-        const slot = this.ledger.update((state) => {
+        const reservedNow = this.access.change((state) => {
           const next = this.slotAt(state, now);
-          if (deadline === undefined || next <= deadline) state.grants.push(next);
+          if (deadline === undefined || next <= deadline) this.reserve(state, next);
           return next;
-        });
+        }, deadline);
+        // Awaited only when the ledger was busy: a ready slot starts its wait in this turn.
+        const slot = reservedNow instanceof Promise ? await reservedNow : reservedNow;
         if (deadline !== undefined && slot > deadline) throw new BudgetDeadlineError(slot, deadline);
         at = slot;
       }
@@ -124,22 +148,23 @@ export class RateBudget {
       const reserved = at;
       // A 429 seen while we waited pauses us too: give the slot back and queue after the pause.
       // Grants re-dated to their answers since we reserved may push our slot a little later.
-      const admitted = this.ledger.update((state) => {
+      const admittedNow = this.access.change((state) => {
         if (state.blockedUntil > reserved) {
-          release(state, reserved);
+          this.release(state, reserved);
           return undefined;
         }
         const admit = this.admitAt(state, reserved);
         if (admit > reserved) moveGrant(state, reserved, admit);
         return admit;
-      });
+      }, deadline);
+      const admitted = admittedNow instanceof Promise ? await admittedNow : admittedNow;
       if (admitted === undefined) {
         at = undefined;
         continue;
       }
       if (admitted > reserved) {
         if (deadline !== undefined && admitted > deadline) {
-          this.ledger.update((state) => release(state, admitted));
+          this.access.later((state) => this.release(state, admitted), deadline);
           throw new BudgetDeadlineError(admitted, deadline);
         }
         at = admitted;
@@ -154,47 +179,42 @@ export class RateBudget {
   private admitAt(state: LedgerState, at: number): number {
     const earlier = state.grants.filter((grant) => grant <= at);
     earlier.splice(earlier.lastIndexOf(at), 1);
-    const requests = Math.max(1, Math.floor(this.limit.requests * this.rateFraction(at)));
+    const { requests, windowMs } = this.limit;
     if (earlier.length < requests) return at;
-    return Math.max(at, earlier[earlier.length - requests] + this.limit.windowMs + this.marginMs);
-  }
-
-  /** Pauses every grant until `timeMs` (a 429 told us the window is spent), and lowers the rate. */
-  blockUntil(timeMs: number): void {
-    if (!Number.isFinite(timeMs)) return;
-    this.ledger.update((state) => {
-      state.blockedUntil = Math.max(state.blockedUntil, timeMs);
-    });
-    const now = this.clock.now();
-    if (now - this.throttledAt >= this.limit.windowMs) {
-      this.throttledTo = Math.max(ADAPTIVE_RATE.floor, this.rateFraction(now) * ADAPTIVE_RATE.decrease);
-      this.throttledAt = now;
-      this.stats.throttles++;
-    }
-  }
-
-  /** The fraction of the limit in use at `now` (1 unless a 429 lowered it recently). */
-  rateFraction(now = this.clock.now()): number {
-    const recoverMs = ADAPTIVE_RATE.recoverWindows * this.limit.windowMs;
-    const progress = Math.min(1, Math.max(0, (now - this.throttledAt) / recoverMs));
-    return 1 - (1 - this.throttledTo) * (1 - progress) ** 3;
-  }
-
-  /** The time the next grant would happen, without taking it. */
-  nextGrantAt(now = this.clock.now()): number {
-    return this.ledger.update((state) => this.slotAt(state, now));
+    return Math.max(at, earlier[earlier.length - requests] + windowMs + this.marginMs);
   }
 
   private slotAt(state: LedgerState, now: number): number {
-    forget(state, now - this.limit.windowMs - this.marginMs);
+    const { requests, windowMs } = this.limit;
+    forget(state, now - windowMs - this.marginMs);
+    settleThrottle(state, this.limit, now);
     const { grants } = state;
     // Never before an earlier reservation: grants go out in arrival order.
-    let at = Math.max(now, state.blockedUntil, grants[grants.length - 1] ?? 0);
-    const requests = Math.max(1, Math.floor(this.limit.requests * this.rateFraction(now)));
+    let at = Math.max(now, state.blockedUntil, grants[grants.length - 1] ?? -Infinity);
+    // Paced at the rate due then: slots reserved ahead follow the curve back up.
+    const rate = ratePerWindow(this.limit, state.throttle, Math.max(at, state.paceAt));
+    at = Math.max(at, state.paceAt - (burstAt(this.limit, rate) - 1) * (windowMs / rate));
     if (grants.length >= requests) {
-      at = Math.max(at, grants[grants.length - requests] + this.limit.windowMs + this.marginMs);
+      at = Math.max(at, grants[grants.length - requests] + windowMs + this.marginMs);
     }
     return at;
+  }
+
+  /** Gives a reserved grant back, and its place in the pacing. */
+  private release(state: LedgerState, at: number): void {
+    const index = state.grants.lastIndexOf(at);
+    if (index < 0) return;
+    state.grants.splice(index, 1);
+    // A slot given back for a pause leaves the pacing alone: the 429 restarted it.
+    if (at < state.blockedUntil) return;
+    const spacing = this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
+    state.paceAt = Math.max(state.blockedUntil, state.paceAt - spacing);
+  }
+
+  private reserve(state: LedgerState, at: number): void {
+    state.grants.push(at);
+    state.paceAt =
+      Math.max(state.paceAt, at) + this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
   }
 
   private granted(waitedMs: number): void {
@@ -226,11 +246,11 @@ export class RateBudget {
         for (const w of expired) w.reject(new BudgetDeadlineError(at, w.deadline!));
       }
       if (!this.polls.length) return;
-      const busyUntil = this.ledger.update((state) => {
+      const busyUntil = this.access.peek((state) => {
         const slot = this.slotAt(state, now);
-        if (slot <= now) state.grants.push(now);
+        if (slot <= now) this.reserve(state, now);
         return slot;
-      });
+      }, now + LEDGER_RETRY_MS);
       if (busyUntil > now) {
         const deadlines = this.polls.map((w) => w.deadline ?? Infinity);
         this.wake(Math.min(busyUntil, ...deadlines.map((d) => d + 1)), now);
@@ -266,11 +286,6 @@ function moveGrant(state: LedgerState, from: number, to: number): void {
   let insert = state.grants.length;
   while (insert > 0 && state.grants[insert - 1] > to) insert--;
   state.grants.splice(insert, 0, to);
-}
-
-function release(state: LedgerState, at: number): void {
-  const index = state.grants.lastIndexOf(at);
-  if (index >= 0) state.grants.splice(index, 1);
 }
 
 /** Drops grants that no longer count against any future window. */

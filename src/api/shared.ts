@@ -54,15 +54,22 @@ export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
 
 /**
  * The shared budget of one key at one API (with one limit and clock): one per process, and on
- * the system clock also shared with every other process on this machine through a file.
+ * the system clock also shared with this user's other processes on this machine through a file.
  */
 export function sharedBudget(apiUrl: string, keyId: string, limit: RateLimit, clock: Clock): RateBudget {
   const { budgets } = sharedState();
   const key = `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}`;
   let budget = budgets.get(key);
   if (!budget) {
-    // On the system clock, the grants live in a file every process using this key shares.
-    const ledger = clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit)) : undefined;
+    // On the system clock, the state lives in a file every process using this key shares; its
+    // times are this clock's plus the offset to the wall clock, which every process agrees on.
+    const ledger =
+      clock === systemClock
+        ? new FileLedger(ledgerPath(apiUrl, keyId, limit), {
+            offsetMs: Date.now() - clock.now(),
+            now: clock.now,
+          })
+        : undefined;
     budget = new RateBudget(limit, clock, undefined, ledger);
     budgets.set(key, budget);
   }

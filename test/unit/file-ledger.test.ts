@@ -1,17 +1,29 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Clock } from "../../src/api/clock";
-import { FileLedger, ledgerPath } from "../../src/api/fileLedger";
-import { BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
+import { FileLedger, ledgerBase, ledgerPath } from "../../src/api/fileLedger";
+import { MAX_AHEAD_MS } from "../../src/api/ledgerFormat";
+import { ADAPTIVE_RATE, BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
 import { steppedClock } from "../helpers/steppedClock";
 
 /* The file that shares a key's rate budget between processes: where it lives, what it reads, locking. */
 
-const limit = { requests: 2, windowMs: 60_000 };
+// One request a window: pacing and the window agree, so the tests read simply.
+const limit = { requests: 1, windowMs: 60_000 };
 const realClock: Clock = { now: () => Date.now(), sleep: async () => undefined };
 
 describe("rate budget file ledger", () => {
@@ -19,7 +31,8 @@ describe("rate budget file ledger", () => {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "dbcloud-file-ledger-"))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const budgetOn = (path: string, clock = realClock) => new RateBudget(limit, clock, 0, new FileLedger(path));
+  const budgetOn = (path: string, clock = realClock, on = limit) =>
+    new RateBudget(on, clock, 0, new FileLedger(path, { now: clock.now }));
 
   it("lives in a folder of this user's, under a plain hex name", () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
@@ -27,8 +40,8 @@ describe("rate budget file ledger", () => {
     assert.match(path, /[/\\]budget-[0-9a-f]{32}\.json$/);
   });
 
-  it("makes missing folders, readable by this user only, and a file only this user can read", async () => {
-    const path = ledgerPath("http://127.0.0.1:1", "key", limit, join(dir, "not", "yet"));
+  it("makes its folder, for this user only, and a file only this user can read", async () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
     const ledger = new FileLedger(path);
     await new RateBudget(limit, realClock, 0, ledger).acquire();
     assert.equal(ledger.local, false);
@@ -49,15 +62,20 @@ describe("rate budget file ledger", () => {
 
   it("reads only the times in a damaged file, in time order", () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { mode: 0o700 });
     const now = Date.now();
     writeFileSync(
       path,
       JSON.stringify({ grants: [now - 10, "soon", null, now - 50_000], blockedUntil: "later" }),
     );
-    assert.equal(budgetOn(path).nextGrantAt(now), now + 10_000, "a window after the older of the two grants");
+    const two = { requests: 2, windowMs: 60_000 };
+    assert.equal(
+      budgetOn(path, realClock, two).nextGrantAt(now),
+      now + 10_000,
+      "a window after the older of the two grants",
+    );
     writeFileSync(path, JSON.stringify({ grants: "none", blockedUntil: 0 }));
-    assert.equal(budgetOn(path).nextGrantAt(now), now);
+    assert.equal(budgetOn(path, realClock, two).nextGrantAt(now), now);
   });
 
   it("leaves no file once its grants are forgotten, but keeps one for a pause", async () => {
@@ -79,7 +97,7 @@ describe("rate budget file ledger", () => {
   it("waits for a lock another process holds, and sees what that process wrote", async function () {
     this.timeout(10_000);
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { mode: 0o700 });
     const holder = spawn(
       process.execPath,
       [
@@ -105,7 +123,7 @@ describe("rate budget file ledger", () => {
   it("breaks a lock dated in the future (a clock set back) after the longest wait", async function () {
     this.timeout(10_000);
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { mode: 0o700 });
     writeFileSync(`${path}.lock`, "");
     const future = (Date.now() + 3_600_000) / 1000;
     utimesSync(`${path}.lock`, future, future);
@@ -121,8 +139,8 @@ describe("rate budget file ledger", () => {
     const base = Date.now();
     const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
     const oneAtATime = { requests: 1, windowMs: 1_000 };
-    const a = new RateBudget(oneAtATime, clock, 0, new FileLedger(path));
-    const b = new RateBudget(oneAtATime, clock, 0, new FileLedger(path));
+    const a = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
+    const b = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
     a.blockUntil(base + 500);
     let grantedAt: number | undefined;
     void a.acquire().then(() => (grantedAt = stepped.now())); // reserved for 500
@@ -130,6 +148,94 @@ describe("rate budget file ledger", () => {
     assert.equal(await b.acquire(), 0, "the other process finds a fresh file: granted at once");
     b.blockUntil(base + 800); // and then meets a 429
     await stepped.runUntil(() => grantedAt !== undefined);
-    assert.equal(grantedAt, 1_000, "a window after the other's grant, which still counts");
+    // The other's grant still counts: paced from it at the lowest rate (that 429 found no share).
+    assert.equal(
+      grantedAt,
+      1_000 / ADAPTIVE_RATE.minRequests,
+      "after the other's grant, at the rate its 429 left",
+    );
+  });
+
+  it("two budgets on one file share the window and the pause of a 429", async () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
+    const a = new RateBudget(limit, realClock, 0, new FileLedger(path));
+    const b = new RateBudget(limit, realClock, 0, new FileLedger(path));
+    assert.equal(await a.acquire(), 0);
+    const now = Date.now();
+    assert.ok(a.nextGrantAt(now) >= now + 59_000, "the next request waits for the window");
+    assert.ok(b.nextGrantAt(now) >= now + 59_000, "in the other process too");
+    await assert.rejects(b.acquire(now + 1_000), BudgetDeadlineError);
+
+    const c = new RateBudget(
+      limit,
+      realClock,
+      0,
+      new FileLedger(ledgerPath("http://127.0.0.1:1", "other", limit, dir)),
+    );
+    assert.equal(await c.acquire(), 0, "another key has its own file");
+    c.blockUntil(Date.now() + 30_000);
+    const d = new RateBudget(
+      limit,
+      realClock,
+      0,
+      new FileLedger(ledgerPath("http://127.0.0.1:1", "other", limit, dir)),
+    );
+    assert.ok(d.nextGrantAt() >= Date.now() + 29_000, "a 429 seen by one pauses the other");
+  });
+
+  it("names the file by a hash of URL, key id and limit: no key material in it", () => {
+    const path = ledgerPath("https://api.example.com", "key-id-123", limit, dir);
+    assert.ok(!path.includes("key-id-123") && !path.includes("example"));
+    assert.notEqual(path, ledgerPath("https://api.example.com", "key-id-124", limit, dir));
+  });
+
+  it("breaks a lock left by a process that died holding it", async () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
+    const ledger = new FileLedger(path);
+    const budget = new RateBudget(limit, realClock, 0, ledger);
+    await budget.acquire(); // creates the folder
+    writeFileSync(`${path}.lock`, "");
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(`${path}.lock`, old, old);
+    const started = Date.now();
+    await budget.acquire();
+    assert.ok(Date.now() - started < 1_000);
+    assert.equal(ledger.local, false);
+    assert.equal(existsSync(`${path}.lock`), false);
+  });
+
+  it("falls back to this process's memory when the folder cannot be made", async () => {
+    const notAFolder = join(dir, "file");
+    writeFileSync(notAFolder, "");
+    const ledger = new FileLedger(ledgerPath("http://127.0.0.1:1", "key", limit, notAFolder));
+    const budget = new RateBudget(limit, realClock, 0, ledger);
+    assert.equal(await budget.acquire(), 0);
+    assert.ok(budget.nextGrantAt() > Date.now() + 59_000, "still a budget");
+    assert.equal(ledger.local, true);
+  });
+
+  it("prefers the per-user runtime folder when it is this user's alone, else the temp folder", () => {
+    const runtime = join(dir, "runtime");
+    mkdirSync(runtime, { mode: 0o700 });
+    chmodSync(runtime, 0o700);
+    assert.equal(ledgerBase({ XDG_RUNTIME_DIR: runtime }), runtime);
+    assert.equal(ledgerBase({ XDG_RUNTIME_DIR: "relative/runtime" }), tmpdir());
+    symlinkSync(runtime, join(dir, "link"));
+    assert.equal(ledgerBase({ XDG_RUNTIME_DIR: join(dir, "link") }), tmpdir());
+    chmodSync(runtime, 0o755);
+    assert.equal(ledgerBase({ XDG_RUNTIME_DIR: runtime }), tmpdir());
+    assert.equal(ledgerBase({}), tmpdir());
+  });
+
+  it("no time read from the file holds the budget back further than MAX_AHEAD_MS", () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
+    mkdirSync(dirname(path), { mode: 0o700 });
+    const now = Date.now();
+    const far = now + 1e12; // a damaged file, or one written before the clock was set back
+    writeFileSync(path, JSON.stringify({ grants: [far], blockedUntil: far, paceAt: far }));
+    assert.ok(budgetOn(path).nextGrantAt(now) <= now + MAX_AHEAD_MS + limit.windowMs);
+    writeFileSync(path, JSON.stringify({ grants: [], blockedUntil: far, paceAt: 0 }));
+    const pausedUntil = budgetOn(path).nextGrantAt(now);
+    assert.ok(pausedUntil <= Date.now() + MAX_AHEAD_MS && pausedUntil > now + MAX_AHEAD_MS - 1_000);
   });
 });

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Clock } from "../../src/api/clock";
-import { FileLedger, ledgerPath } from "../../src/api/fileLedger";
+import { emptyState, MemoryLedger } from "../../src/api/ledger";
 import { ADAPTIVE_RATE, BudgetDeadlineError, defaultMarginMs, RateBudget } from "../../src/api/rateBudget";
+import { steppedClock } from "../helpers/steppedClock";
+import { virtualClock as jumpingClock } from "../helpers/virtualClock";
 
 /** A virtual clock whose sleepers wake in time order when `run` advances it. */
 function virtualClock() {
@@ -97,35 +96,73 @@ describe("rate budget: a grant counts from its answer (virtual clock)", () => {
 });
 
 describe("rate budget: adapts to 429s (virtual clock)", () => {
-  it("cuts the rate on a 429, once per window, and recovers along a cubic curve", async () => {
-    const { clock, run } = virtualClock();
-    const limit = { requests: 10, windowMs: 1_000 };
-    const budget = new RateBudget(limit, clock, 0);
-    assert.equal(budget.rateFraction(), 1);
-    budget.blockUntil(100);
-    budget.blockUntil(200); // the same throttle seen by another waiter: no second cut
-    assert.equal(budget.rateFraction(), ADAPTIVE_RATE.decrease);
+  const limit = { requests: 10, windowMs: 1_000 };
+
+  /** A budget that had 3 grants at 0 and one at 100 accepted when a 429 came at 100 (4 in the key's window, 3 taken). */
+  async function throttled() {
+    const virtual = jumpingClock();
+    const budget = new RateBudget(limit, virtual.clock, 0);
+    for (let i = 0; i < 4; i++) await budget.acquire();
+    assert.equal(virtual.now(), 100, "3 at once, then paced");
+    budget.blockUntil(1_000); // the key's window is full until 1000
+    return { budget, ...virtual };
+  }
+
+  it("a 429 cuts the rate below the share the key gave this budget, once per window", async () => {
+    const { budget } = await throttled();
+    assert.equal(budget.rate(), 3 * ADAPTIVE_RATE.cut, "3 of its 4 grants went through: its share is 3");
+    budget.blockUntil(1_000); // the same full window seen by another waiter: no second cut
     assert.equal(budget.stats.throttles, 1);
-    const recoverMs = ADAPTIVE_RATE.recoverWindows * limit.windowMs;
-    await run(recoverMs / 2);
-    const half = 1 - (1 - ADAPTIVE_RATE.decrease) * 0.5 ** 3;
-    assert.ok(Math.abs(budget.rateFraction() - half) < 1e-9);
-    await run(recoverMs);
-    assert.equal(budget.rateFraction(), 1);
-    // Repeated 429s: never under the floor.
-    for (let i = 0; i < 20; i++) {
-      budget.blockUntil(clock.now());
-      await run(clock.now() + limit.windowMs);
-    }
-    assert.ok(budget.rateFraction() >= ADAPTIVE_RATE.floor);
+    assert.equal(budget.rate(), 3 * ADAPTIVE_RATE.cut);
+    assert.equal(budget.nextGrantAt(), 1_000, "paused until the reset");
   });
 
-  it("holds fewer grants per window while the rate is lowered", async () => {
-    const { clock } = virtualClock();
-    const budget = new RateBudget({ requests: 10, windowMs: 1_000 }, clock, 0);
-    budget.blockUntil(0);
-    for (let i = 0; i < 7; i++) assert.equal(await budget.acquire(), 0);
-    assert.equal(budget.nextGrantAt(), 1_000, "the 8th waits: 7 of 10 per window");
+  it("climbs back quickly to a plateau under the share, stays there, then grows to the full limit", async () => {
+    const { budget, advance } = await throttled();
+    const rates: number[] = [];
+    for (let window = 0; window <= 30; window++) {
+      rates.push(budget.rate(100 + window * limit.windowMs));
+    }
+    for (let i = 1; i < rates.length; i++) assert.ok(rates[i] >= rates[i - 1], `never lower, window ${i}`);
+    assert.ok(
+      Math.abs(rates[ADAPTIVE_RATE.plateauWindows] - 3 * ADAPTIVE_RATE.plateau) < 1e-9,
+      "the plateau",
+    );
+    const plateauRise = rates[ADAPTIVE_RATE.plateauWindows + 1] - rates[ADAPTIVE_RATE.plateauWindows];
+    assert.ok(plateauRise < rates[1] - rates[0], "flatter on the plateau than right after the cut");
+    assert.equal(rates[rates.length - 1], limit.requests, "back at the limit");
+    advance(30 * limit.windowMs);
+    budget.blockUntil(31_100); // a 429 long after: measured anew, from this window's grants
+    assert.equal(budget.rate(), ADAPTIVE_RATE.minRequests * 1, "no grant in that window: the lowest rate");
+  });
+
+  it("paces grants at the lowered rate", async () => {
+    const { budget, now } = await throttled();
+    const spacing = limit.windowMs / (3 * ADAPTIVE_RATE.cut);
+    await budget.acquire();
+    assert.equal(
+      now(),
+      Math.max(1_000, 100 + spacing),
+      "the first after the pause, a spacing after the last",
+    );
+    const first = now();
+    const rateThen = budget.rate(first); // climbing already: the spacing follows the curve
+    await budget.acquire();
+    assert.ok(
+      Math.abs(now() - first - limit.windowMs / rateThen) < 1e-6,
+      "the next a spacing at that rate later",
+    );
+    assert.ok(rateThen < limit.requests / 2);
+  });
+
+  it("never goes below the lowest rate, whatever the 429s", () => {
+    const { clock, advance } = jumpingClock();
+    const budget = new RateBudget(limit, clock, 0);
+    for (let i = 0; i < 20; i++) {
+      budget.blockUntil(clock.now());
+      advance(limit.windowMs);
+    }
+    assert.ok(budget.rate() >= ADAPTIVE_RATE.minRequests);
   });
 
   it("adds a margin of 100 ms to the real 10 s window and 1 % (at least 20 ms) to scaled ones", () => {
@@ -136,72 +173,114 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
   });
 });
 
-describe("rate budget shared through a file (processes on one machine, one key)", () => {
-  let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "dbcloud-ledger-"))));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  const realClock: Clock = { now: () => Date.now(), sleep: async () => undefined };
-  const limit = { requests: 2, windowMs: 60_000 };
-
-  it("two budgets on one file share the window and the pause of a 429", async () => {
-    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    const a = new RateBudget(limit, realClock, 0, new FileLedger(path));
-    const b = new RateBudget(limit, realClock, 0, new FileLedger(path));
-    assert.equal(await a.acquire(), 0);
-    assert.equal(await b.acquire(), 0);
-    const now = Date.now();
-    assert.ok(a.nextGrantAt(now) >= now + 59_000, "the third request waits for the window");
-    assert.ok(b.nextGrantAt(now) >= now + 59_000);
-    await assert.rejects(b.acquire(now + 1_000), BudgetDeadlineError);
-
-    const c = new RateBudget(
-      limit,
-      realClock,
-      0,
-      new FileLedger(ledgerPath("http://127.0.0.1:1", "other", limit, dir)),
-    );
-    assert.equal(await c.acquire(), 0, "another key has its own file");
-    c.blockUntil(Date.now() + 30_000);
-    const d = new RateBudget(
-      limit,
-      realClock,
-      0,
-      new FileLedger(ledgerPath("http://127.0.0.1:1", "other", limit, dir)),
-    );
-    assert.ok(d.nextGrantAt() >= Date.now() + 29_000, "a 429 seen by one pauses the other");
-  });
-
-  it("names the file by a hash of URL, key id and limit: no key material in it", () => {
-    const path = ledgerPath("https://api.example.com", "key-id-123", limit, dir);
-    assert.ok(!path.includes("key-id-123") && !path.includes("example"));
-    assert.notEqual(path, ledgerPath("https://api.example.com", "key-id-124", limit, dir));
-  });
-
-  it("breaks a lock left by a process that died holding it", async () => {
-    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    const ledger = new FileLedger(path);
-    const budget = new RateBudget(limit, realClock, 0, ledger);
-    await budget.acquire(); // creates the folder
-    writeFileSync(`${path}.lock`, "");
-    const old = (Date.now() - 60_000) / 1000;
-    utimesSync(`${path}.lock`, old, old);
-    const started = Date.now();
+describe("rate budget: edges (jumping clock)", () => {
+  it("a slot past the deadline throws and reserves nothing; a slot exactly at it is granted", async () => {
+    const { clock } = jumpingClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
     await budget.acquire();
-    assert.ok(Date.now() - started < 1_000);
-    assert.equal(ledger.local, false);
-    assert.equal(existsSync(`${path}.lock`), false);
+    await assert.rejects(budget.acquire(999), (error: unknown) => {
+      assert.ok(error instanceof BudgetDeadlineError);
+      assert.equal(error.nextSlotAt, 1_000);
+      return true;
+    });
+    assert.equal(budget.nextGrantAt(), 1_000, "the refused call took no slot");
+    assert.equal(await budget.acquire(1_000), 1_000);
+    assert.equal(budget.nextGrantAt(), 2_000, "the slot taken at the deadline counts against the window");
   });
 
-  it("falls back to this process's memory when the folder cannot be made", async () => {
-    const notAFolder = join(dir, "file");
-    writeFileSync(notAFolder, "");
-    const ledger = new FileLedger(ledgerPath("http://127.0.0.1:1", "key", limit, notAFolder));
-    const budget = new RateBudget(limit, realClock, 0, ledger);
-    assert.equal(await budget.acquire(), 0);
-    assert.equal(await budget.acquire(), 0);
-    assert.ok(budget.nextGrantAt() > Date.now() + 59_000, "still a budget");
-    assert.equal(ledger.local, true);
+  it("the default margin is 100 ms past the real 10 s window, 1 % (at least 20 ms) of a shorter one", async () => {
+    const real = new RateBudget({ requests: 1, windowMs: 10_000 }, jumpingClock().clock);
+    await real.acquire();
+    assert.equal(real.nextGrantAt(), 10_100);
+    const scaled = new RateBudget({ requests: 1, windowMs: 1_000 }, jumpingClock().clock);
+    await scaled.acquire();
+    assert.equal(scaled.nextGrantAt(), 1_020);
+  });
+
+  it("grants older than the window and margin are forgotten, not one earlier", async () => {
+    const { clock, advance } = jumpingClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 100);
+    await budget.acquire(); // t=0
+    advance(1_099);
+    assert.equal(budget.nextGrantAt(), 1_100, "still counted at 1099");
+    advance(1);
+    assert.equal(budget.nextGrantAt(), 1_100, "forgotten exactly at window + margin");
+    advance(500);
+    assert.equal(budget.nextGrantAt(), 1_600);
+  });
+
+  it("keeps stats of grants and waits", async () => {
+    const { clock } = jumpingClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
+    await budget.acquire();
+    await budget.acquire();
+    await budget.acquire();
+    assert.deepEqual(budget.stats, { granted: 3, waited: 2, waitedMs: 2_000, throttles: 0 });
+  });
+
+  it("a pause only lengthens: an earlier or non-finite blockUntil changes nothing", async () => {
+    const { clock } = jumpingClock();
+    const budget = new RateBudget({ requests: 10, windowMs: 1_000 }, clock, 0);
+    budget.blockUntil(3_000);
+    budget.blockUntil(2_000);
+    budget.blockUntil(Number.NaN);
+    budget.blockUntil(Number.POSITIVE_INFINITY);
+    assert.equal(budget.nextGrantAt(), 3_000);
+  });
+  it("a waiter paused by a 429 gives its slot back: no phantom grant holds the next window", async () => {
+    const { clock, now, runUntil } = steppedClock();
+    // The ledger passed in, so the test sees the grants it holds.
+    const state = emptyState();
+    const budget = new RateBudget({ requests: 1, windowMs: 10_000 }, clock, 0, new MemoryLedger(state));
+    await budget.acquire();
+    const granted: number[] = [];
+    const waiter = budget.acquire().then(() => granted.push(now())); // reserved for t=10000
+    await Promise.resolve();
+    budget.blockUntil(10_500); // a 429 while it waits
+    await runUntil(() => granted.length > 0);
+    await waiter;
+    // Paced at the lowest rate after the 429 (the grant at 0 was this budget's only one, and the
+    // 429 refused the next), from the grant at 0: no earlier than the pause's end.
+    const spacing = 10_000 / ADAPTIVE_RATE.minRequests;
+    assert.deepEqual(granted, [Math.max(10_500, spacing)]);
+    // The slot reserved for 10000 was given back: the ledger holds the grant at 0 (still in
+    // its window when the waiter went) and the one made after the pause, no phantom at 10000.
+    assert.deepEqual(
+      state.grants,
+      [0, Math.max(10_500, spacing)].filter((t) => t > granted[0] - 10_000),
+    );
+  });
+
+  it("a second 429 a full window after the first cuts the rate again", () => {
+    const { clock, advance } = jumpingClock();
+    const budget = new RateBudget({ requests: 10, windowMs: 1_000 }, clock, 0);
+    budget.blockUntil(0);
+    advance(1_000);
+    budget.blockUntil(1_000);
+    assert.equal(budget.stats.throttles, 2);
+  });
+
+  it("the rate recovers from the time of the 429, not from the clock's start", () => {
+    const { clock, advance } = jumpingClock();
+    const budget = new RateBudget({ requests: 10, windowMs: 1_000 }, clock, 0);
+    advance(1_000);
+    budget.blockUntil(1_000);
+    const cut = budget.rate();
+    assert.equal(cut, ADAPTIVE_RATE.minRequests, "no grant in the window: the lowest rate");
+    advance(20_000);
+    assert.equal(budget.rate(), 10, "back at the limit");
+  });
+
+  it("an answer read before its slot's time (a timer that fired early) never moves the grant earlier", async () => {
+    // Timers that fire a millisecond early, as a real one may against the wall clock.
+    let now = 0;
+    const clock: Clock = { now: () => now, sleep: async (ms) => void (now += Math.max(1, ms - 1)) };
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
+    (await budget.take()).answered();
+    const second = await budget.take(); // its slot is 1000; the timer woke it at 999
+    assert.equal(now, 999);
+    second.answered();
+    assert.equal(budget.nextGrantAt(), 2_000, "the window still counts from the slot, not from 999");
   });
 
   it("a budget slot past the deadline says by how many seconds, rounded up", () => {

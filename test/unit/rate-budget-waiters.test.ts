@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { steppedClock } from "../helpers/steppedClock";
+import { ADAPTIVE_RATE, BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
+
+/* The rate budget's requests waiting for their slot, on a stepped clock: answers that come late, deadlines, 429s. */
+
+/** Moves the stepped clock to `time`, waking every sleeper due by then in order. */
+function runTo(stepped: ReturnType<typeof steppedClock>, time: number): Promise<void> {
+  void stepped.clock.sleep(time - stepped.now());
+  return stepped.runUntil(() => stepped.now() >= time);
+}
+
+/** Starts `acquire` and notes the clock time it was granted at (or the error). */
+function timed(stepped: ReturnType<typeof steppedClock>, acquire: Promise<unknown>) {
+  const result: { at?: number; error?: unknown } = {};
+  const done = acquire.then(
+    () => (result.at = stepped.now()),
+    (error: unknown) => (result.error = error),
+  );
+  return Object.assign(result, { done });
+}
+
+describe("rate budget: requests waiting for their slot (stepped clock)", () => {
+  it("a reservation pushed by a slow answer keeps the margin, and the grant holds its new time", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 100);
+    const first = await budget.take(); // granted at 0, answered only at 400
+    const second = timed(stepped, budget.acquire()); // reserved for 1100
+    await runTo(stepped, 400);
+    first.answered();
+    await stepped.runUntil(() => second.at !== undefined);
+    assert.equal(second.at, 1_500, "a window and the margin after the answer");
+    assert.equal(
+      budget.nextGrantAt(),
+      2_600,
+      "the second grant counts from 1500, not from its first reservation",
+    );
+  });
+
+  it("a waiter pushed past its deadline by a slow answer fails then, and gives its slot back", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 0);
+    const first = await budget.take();
+    const second = timed(stepped, budget.acquire(1_200)); // reserved for 1000: in time
+    await runTo(stepped, 400);
+    first.answered(); // its slot moves to 1400, past the deadline
+    await stepped.runUntil(() => second.error !== undefined || second.at !== undefined);
+    assert.ok(second.error instanceof BudgetDeadlineError, String(second.error ?? second.at));
+    assert.equal(second.error.nextSlotAt, 1_400);
+    assert.equal(stepped.now(), 1_000, "it failed when it woke, not at the end of the wait");
+    assert.equal(budget.nextGrantAt(), 1_400, "no grant left behind for the failed waiter");
+  });
+
+  it("a waiter pushed by a slow answer exactly to its deadline is still granted", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 0);
+    const first = await budget.take();
+    const second = timed(stepped, budget.acquire(1_400));
+    await runTo(stepped, 400);
+    first.answered();
+    await stepped.runUntil(() => second.error !== undefined || second.at !== undefined);
+    assert.equal(second.error, undefined);
+    assert.equal(second.at, 1_400);
+  });
+
+  it("a 429 re-paces the requests waiting inside its pause at the new rate", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 10, windowMs: 1_000 }, stepped.clock, 0);
+    for (let i = 0; i < 3; i++) await budget.acquire(); // the burst, at 0
+    const fourth = timed(stepped, budget.acquire()); // paced: reserved for 100
+    budget.blockUntil(200); // a 429 for the fourth's turn: the key's window is full until 200
+    await stepped.runUntil(() => fourth.at !== undefined);
+    // Its share: the 3 grants at 0 of which the server took 2; the rate drops to the cut of it,
+    // and the fourth goes a spacing after the last grant sent, past the pause.
+    assert.equal(budget.stats.throttles, 1);
+    assert.equal(fourth.at, 1_000 / (2 * ADAPTIVE_RATE.cut));
+  });
+
+  it("requests go out in arrival order, paced after the burst", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 10, windowMs: 1_000 }, stepped.clock, 0);
+    const order: number[] = [];
+    const all = Array.from({ length: 15 }, (_, i) => budget.acquire().then(() => order.push(i)));
+    const times: number[] = [];
+    for (const one of all) void one.then(() => times.push(stepped.now()));
+    await new Promise((resolve) => setImmediate(resolve)); // the burst is granted before time moves
+    await stepped.runUntil(() => order.length === 15);
+    await Promise.all(all);
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => a - b),
+    );
+    assert.deepEqual(times.slice(0, 4), [0, 0, 0, 100], "3 at once, then one every window / limit");
+    for (let i = 10; i < times.length; i++) assert.ok(times[i] - times[i - 10] >= 1_000, `window at ${i}`);
+  });
+
+  it("a grant answered after it left the window changes nothing", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 0);
+    const slow = await budget.take(); // t=0, its answer comes only at 2000
+    await runTo(stepped, 2_000);
+    await budget.acquire(); // t=2000: the grant at 0 is forgotten now
+    const next = timed(stepped, budget.acquire()); // reserved for 3000
+    slow.answered();
+    await stepped.runUntil(() => next.at !== undefined);
+    assert.equal(next.at, 3_000);
+    assert.equal(budget.nextGrantAt(), 4_000, "the reservation at 3000 was kept");
+  });
+
+  it("a grant re-dated to its answer keeps the grants in time order", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 0);
+    const first = await budget.take(); // t=0
+    const second = timed(stepped, budget.acquire()); // reserved for 1000
+    await runTo(stepped, 300);
+    first.answered(); // grants: 300, 1000
+    const third = timed(stepped, budget.acquire()); // a window after the latest grant, 1000
+    await stepped.runUntil(() => second.at !== undefined && third.at !== undefined);
+    assert.equal(second.at, 1_300, "a window after the re-dated first");
+    assert.equal(third.at, 2_300);
+  });
+
+  it("a waiter paused again by a second 429 takes the first slot after the new pause", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 0);
+    budget.blockUntil(500);
+    const waiter = timed(stepped, budget.acquire()); // reserved for 500, its only grant
+    budget.blockUntil(800); // another caller's 429 while it waits
+    await stepped.runUntil(() => waiter.at !== undefined);
+    assert.equal(waiter.at, 800, "the slot at 500 was given back, not kept as a phantom");
+  });
+});
