@@ -240,8 +240,10 @@ class Convergence {
         if (command) this.recorded = { command, atMs: this.deps.clock.now(), seen: false };
       }
       if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
-      // The deadline ran out inside the client (budget wait or last attempt): a converge timeout.
-      if (error instanceof ApiTimeoutError && this.deps.clock.now() >= this.lastPollAt && this.service) {
+      // Out of time inside the client (no budget slot before the deadline, or the last attempt)
+      // within one poll interval of the deadline, where no further poll would fit: a converge timeout.
+      const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
+      if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service) {
         return this.timedOut(error);
       }
       return this.fail("api", (error as Error).message, error);
