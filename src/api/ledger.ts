@@ -1,4 +1,4 @@
-/** The state a rate budget keeps, and the ledgers that hold it (see `fileLedger.ts` for the shared one). */
+import type { Clock } from "./clock";
 
 /** What the server's 429s taught: the requests per window that fitted, and when that was learned. */
 export interface Throttle {
@@ -8,18 +8,19 @@ export interface Throttle {
   share: number;
 }
 
-/** What the budget's grants are recorded in: this process's memory, or a file shared by processes. */
+/** A rate budget's state, kept in this process's memory or in a file shared by processes. */
 export interface LedgerState {
   /** Grant times, ascending; may lie in the future (reserved by waiters). */
   grants: number[];
   /** No grant before this time (a 429 told us the window is spent). */
   blockedUntil: number;
-  /** Pacing: the time the next grant would be due at the current rate (the GCRA's theoretical arrival time). */
+  /** When the next grant is due at the current rate (the GCRA's theoretical arrival time). */
   paceAt: number;
   /** The last throttle, while the rate is still below the limit. */
   throttle: Throttle | undefined;
 }
 
+/** A state with nothing in it. */
 export function emptyState(): LedgerState {
   return { grants: [], blockedUntil: 0, paceAt: 0, throttle: undefined };
 }
@@ -34,20 +35,81 @@ export class LedgerBusyError extends Error {
 
 /** Where a budget keeps its state. */
 export interface BudgetLedger {
-  /**
-   * Runs `change` on the state atomically (across processes, for a shared ledger) and returns
-   * its result. Never waits: a shared ledger whose lock is held throws `LedgerBusyError`.
-   */
+  /** Runs `change` on the state atomically and returns its result; never waits (throws `LedgerBusyError`). */
   update<T>(change: (state: LedgerState) => T): T;
 }
 
 /** The ledger of one process: plain memory. */
 export class MemoryLedger implements BudgetLedger {
-  private readonly state: LedgerState;
-  constructor(initial: LedgerState = emptyState()) {
-    this.state = initial;
-  }
+  constructor(private readonly state: LedgerState = emptyState()) {}
   update<T>(change: (state: LedgerState) => T): T {
     return change(this.state);
+  }
+}
+
+/** Thrown when the budget's next slot lies past the caller's deadline: nothing was sent. */
+export class BudgetDeadlineError extends Error {
+  /** When the request could have been sent, in clock time. */
+  readonly nextSlotAt: number;
+  constructor(nextSlotAt: number, deadline: number, detail?: string) {
+    super(
+      detail ??
+        `the client's rate budget has no slot before the deadline (next slot in ` +
+          `${Math.ceil((nextSlotAt - deadline) / 1000)} s past it)`,
+    );
+    this.name = "BudgetDeadlineError";
+    this.nextSlotAt = nextSlotAt;
+  }
+}
+
+/** The longest pause between two tries of a shared ledger another process holds locked. */
+export const LEDGER_RETRY_MS = 16;
+const BUSY = Symbol("busy");
+
+/** Reaches a ledger without blocking: at once when it is free, else after short async pauses on the clock. */
+export class LedgerAccess {
+  constructor(
+    private readonly ledger: BudgetLedger,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Runs `change` now when the ledger is free (so a caller's wait starts in this turn), else never past `deadline`. */
+  change<T>(change: (state: LedgerState) => T, deadline: number | undefined): T | Promise<T> {
+    const result = this.tryUpdate(change);
+    return result === BUSY ? this.changeWhenFree(change, deadline) : result;
+  }
+
+  /** `change` for callers that do not wait: a lost re-dating or release costs one window at most. */
+  later(change: (state: LedgerState) => void, deadline: number | undefined): void {
+    void (async () => this.change(change, deadline))().catch(() => undefined);
+  }
+
+  /** Reads the ledger now; `otherwise` while another process holds it locked. */
+  peek<T>(read: (state: LedgerState) => T, otherwise: T): T {
+    const result = this.tryUpdate(read);
+    return result === BUSY ? otherwise : result;
+  }
+
+  // Ends without a deadline too: a shared ledger gives up a lock held too long.
+  private async changeWhenFree<T>(change: (state: LedgerState) => T, deadline = Infinity): Promise<T> {
+    for (let pauseMs = 1; ; pauseMs = Math.min(2 * pauseMs, LEDGER_RETRY_MS)) {
+      const now = this.clock.now();
+      if (now >= deadline) {
+        const why = "the client's rate budget stayed locked by another process past the deadline";
+        throw new BudgetDeadlineError(now, deadline, why);
+      }
+      await this.clock.sleep(Math.min(pauseMs, deadline - now));
+      const result = this.tryUpdate(change);
+      if (result !== BUSY) return result;
+    }
+  }
+
+  private tryUpdate<T>(change: (state: LedgerState) => T): T | typeof BUSY {
+    try {
+      return this.ledger.update(change);
+    } catch (error) {
+      if (error instanceof LedgerBusyError) return BUSY;
+      throw error;
+    }
   }
 }
