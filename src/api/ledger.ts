@@ -25,18 +25,13 @@ export function emptyState(): LedgerState {
   return { grants: [], blockedUntil: 0, paceAt: 0, throttle: undefined };
 }
 
-/** Thrown by a shared ledger whose lock another process holds for now: try again in a moment. */
-export class LedgerBusyError extends Error {
-  constructor() {
-    super("the rate budget's shared ledger is locked by another process");
-    this.name = "LedgerBusyError";
-  }
-}
+/** What a shared ledger's `update` returns, having done nothing, while another process holds its lock. */
+export const LEDGER_BUSY = Symbol("ledger busy");
 
 /** Where a budget keeps its state. */
 export interface BudgetLedger {
-  /** Runs `change` on the state atomically and returns its result; never waits (throws `LedgerBusyError`). */
-  update<T>(change: (state: LedgerState) => T): T;
+  /** Runs `change` on the state atomically and returns its result; never waits. */
+  update<T>(change: (state: LedgerState) => T): T | typeof LEDGER_BUSY;
 }
 
 /** The ledger of one process: plain memory. */
@@ -64,7 +59,6 @@ export class BudgetDeadlineError extends Error {
 
 /** The longest pause between two tries of a shared ledger another process holds locked. */
 export const LEDGER_RETRY_MS = 16;
-const BUSY = Symbol("busy");
 
 /** Reaches a ledger without blocking: at once when it is free, else after short async pauses on the clock. */
 export class LedgerAccess {
@@ -75,8 +69,8 @@ export class LedgerAccess {
 
   /** Runs `change` now when the ledger is free (so a caller's wait starts in this turn), else never past `deadline`. */
   change<T>(change: (state: LedgerState) => T, deadline: number | undefined): T | Promise<T> {
-    const result = this.tryUpdate(change);
-    return result === BUSY ? this.changeWhenFree(change, deadline) : result;
+    const result = this.ledger.update(change);
+    return result === LEDGER_BUSY ? this.changeWhenFree(change, deadline) : result;
   }
 
   /** `change` for callers that do not wait: a lost re-dating or release costs one window at most. */
@@ -86,8 +80,8 @@ export class LedgerAccess {
 
   /** Reads the ledger now; `otherwise` while another process holds it locked. */
   peek<T>(read: (state: LedgerState) => T, otherwise: T): T {
-    const result = this.tryUpdate(read);
-    return result === BUSY ? otherwise : result;
+    const result = this.ledger.update(read);
+    return result === LEDGER_BUSY ? otherwise : result;
   }
 
   // Ends without a deadline too: a shared ledger gives up a lock held too long.
@@ -99,17 +93,8 @@ export class LedgerAccess {
         throw new BudgetDeadlineError(now, deadline, why);
       }
       await this.clock.sleep(Math.min(pauseMs, deadline - now));
-      const result = this.tryUpdate(change);
-      if (result !== BUSY) return result;
-    }
-  }
-
-  private tryUpdate<T>(change: (state: LedgerState) => T): T | typeof BUSY {
-    try {
-      return this.ledger.update(change);
-    } catch (error) {
-      if (error instanceof LedgerBusyError) return BUSY;
-      throw error;
+      const result = this.ledger.update(change);
+      if (result !== LEDGER_BUSY) return result;
     }
   }
 }
