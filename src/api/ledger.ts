@@ -63,8 +63,8 @@ export const LEDGER_RETRY_MS = 16;
 /** Reaches a ledger without blocking: at once when it is free, else after short async pauses on the clock. */
 export class LedgerAccess {
   constructor(
-    private readonly ledger: BudgetLedger,
     private readonly clock: Clock,
+    private readonly ledger: BudgetLedger = new MemoryLedger(),
   ) {}
 
   /** Runs `change` now when the ledger is free (so a caller's wait starts in this turn), else never past `deadline`. */

@@ -4,7 +4,6 @@ import {
   BudgetDeadlineError,
   LEDGER_RETRY_MS,
   LedgerAccess,
-  MemoryLedger,
   type BudgetLedger,
   type LedgerState,
 } from "./ledger";
@@ -38,23 +37,20 @@ interface PollWaiter {
  * of the key until its reset. docs/rate-limits.md explains why.
  */
 export class RateBudget {
-  /** The requests per window this budget hands out at most. */
-  readonly limit: RateLimit;
-  private polls: PollWaiter[] = [];
-  private wakeAt = Infinity;
   /** Totals for diagnostics and the benchmark. */
   readonly stats = { granted: 0, waited: 0, waitedMs: 0, throttles: 0 };
-
+  private polls: PollWaiter[] = [];
+  private wakeAt = Infinity;
   private readonly access: LedgerAccess;
 
   constructor(
-    limit: RateLimit,
+    /** The requests per window this budget hands out at most. */
+    readonly limit: RateLimit,
     private readonly clock: Clock,
     private readonly marginMs = defaultMarginMs(limit),
-    ledger: BudgetLedger = new MemoryLedger(),
+    ledger?: BudgetLedger,
   ) {
-    this.limit = limit;
-    this.access = new LedgerAccess(ledger, clock);
+    this.access = new LedgerAccess(clock, ledger);
   }
 
   /**
@@ -150,23 +146,24 @@ export class RateBudget {
   private admitAt(state: LedgerState, at: number): number {
     const earlier = state.grants.filter((grant) => grant <= at);
     earlier.splice(earlier.lastIndexOf(at), 1);
-    const { requests, windowMs } = this.limit;
-    if (earlier.length < requests) return at;
-    return Math.max(at, earlier[earlier.length - requests] + windowMs + this.marginMs);
+    return Math.max(at, this.windowFreeAt(earlier));
   }
 
   private slotAt(state: LedgerState, now: number): number {
-    const { requests, windowMs } = this.limit;
-    forget(state, now - windowMs - this.marginMs);
+    // Grants are kept in time order, so this drops exactly those no future window counts.
+    state.grants = state.grants.filter((grant) => grant > now - this.limit.windowMs - this.marginMs);
     settleThrottle(state, this.limit, now);
-    const { grants } = state;
-    let at = Math.max(now, state.blockedUntil, grants[grants.length - 1] ?? -Infinity);
+    const at = Math.max(now, state.blockedUntil, state.grants[state.grants.length - 1] ?? -Infinity);
     // Paced at the rate due then, so slots reserved ahead follow the curve back up.
     const rate = ratePerWindow(this.limit, state.throttle, Math.max(at, state.paceAt));
-    at = Math.max(at, state.paceAt - (burstAt(this.limit, rate) - 1) * (windowMs / rate));
-    if (grants.length >= requests)
-      at = Math.max(at, grants[grants.length - requests] + windowMs + this.marginMs);
-    return at;
+    const paced = state.paceAt - (burstAt(this.limit, rate) - 1) * (this.limit.windowMs / rate);
+    return Math.max(at, paced, this.windowFreeAt(state.grants));
+  }
+
+  /** When the oldest of the last `requests` of these (ascending) grants leaves the window. */
+  private windowFreeAt(grants: number[]): number {
+    const { requests, windowMs } = this.limit;
+    return grants.length < requests ? -Infinity : grants[grants.length - requests] + windowMs + this.marginMs;
   }
 
   private spacing(state: LedgerState, at: number): number {
@@ -189,10 +186,8 @@ export class RateBudget {
 
   private granted(waitedMs: number): void {
     this.stats.granted++;
-    if (waitedMs > 0) {
-      this.stats.waited++;
-      this.stats.waitedMs += waitedMs;
-    }
+    this.stats.waited += waitedMs > 0 ? 1 : 0;
+    this.stats.waitedMs += Math.max(0, waitedMs);
   }
 
   private acquirePoll(deadline: number | undefined, hint: PollHint): Promise<number> {
@@ -242,19 +237,10 @@ export class RateBudget {
   }
 }
 
-/** Re-dates a grant (kept in order); nothing when it was already forgotten or released. */
+/** Re-dates a grant, keeping the grants in time order; nothing when it was already forgotten or released. */
 function moveGrant(state: LedgerState, from: number, to: number): void {
   const index = state.grants.lastIndexOf(from);
   if (index < 0) return;
-  state.grants.splice(index, 1);
-  let insert = state.grants.length;
-  while (insert > 0 && state.grants[insert - 1] > to) insert--;
-  state.grants.splice(insert, 0, to);
-}
-
-/** Drops grants that no longer count against any future window. */
-function forget(state: LedgerState, horizon: number): void {
-  let drop = 0;
-  while (drop < state.grants.length && state.grants[drop] <= horizon) drop++;
-  if (drop > 0) state.grants = state.grants.slice(drop);
+  state.grants.splice(index, 1, to);
+  state.grants.sort((a, b) => a - b);
 }
