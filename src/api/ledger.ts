@@ -44,16 +44,15 @@ export class MemoryLedger implements BudgetLedger {
 
 /** Thrown when the budget's next slot lies past the caller's deadline: nothing was sent. */
 export class BudgetDeadlineError extends Error {
-  /** When the request could have been sent, in clock time. */
-  readonly nextSlotAt: number;
-  constructor(nextSlotAt: number, deadline: number, detail?: string) {
-    super(
-      detail ??
-        `the client's rate budget has no slot before the deadline (next slot in ` +
-          `${Math.ceil((nextSlotAt - deadline) / 1000)} s past it)`,
-    );
+  constructor(
+    /** When the request could have been sent, in clock time. */
+    readonly nextSlotAt: number,
+    deadline: number,
+    message = `the client's rate budget has no slot before the deadline (next slot in ` +
+      `${Math.ceil((nextSlotAt - deadline) / 1000)} s past it)`,
+  ) {
+    super(message);
     this.name = "BudgetDeadlineError";
-    this.nextSlotAt = nextSlotAt;
   }
 }
 

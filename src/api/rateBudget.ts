@@ -53,18 +53,12 @@ export class RateBudget {
     this.access = new LedgerAccess(clock, ledger);
   }
 
-  /**
-   * Waits for a slot and takes it; resolves with the ms waited. Throws `BudgetDeadlineError`,
-   * reserving nothing, when the slot lies past `deadline`.
-   */
+  /** Waits for a slot and takes it: the ms waited, or `BudgetDeadlineError` when no slot comes by `deadline`. */
   async acquire(deadline?: number, poll?: PollHint): Promise<number> {
     return (await this.take(deadline, poll)).waitedMs;
   }
 
-  /**
-   * `acquire`, and `answered()` to re-date the grant to its answer: a bound on when the server saw
-   * it, so the margin only has to cover clock rounding, not network jitter.
-   */
+  /** `acquire`, and `answered()` to count the grant from its answer (the server saw it by then). */
   async take(deadline?: number, poll?: PollHint): Promise<{ waitedMs: number; answered(): void }> {
     const started = this.clock.now();
     const at = poll ? await this.acquirePoll(deadline, poll) : await this.acquireSlot(deadline);
@@ -204,11 +198,9 @@ export class RateBudget {
   private drain(): void {
     for (;;) {
       const now = this.clock.now();
-      const expired = this.polls.filter((w) => w.deadline !== undefined && w.deadline < now);
-      if (expired.length) {
-        this.polls = this.polls.filter((w) => !expired.includes(w));
-        const at = this.nextGrantAt(now);
-        for (const w of expired) w.reject(new BudgetDeadlineError(at, w.deadline!));
+      for (const w of this.polls.filter((w) => w.deadline !== undefined && w.deadline < now)) {
+        this.polls.splice(this.polls.indexOf(w), 1);
+        w.reject(new BudgetDeadlineError(this.nextGrantAt(now), w.deadline!));
       }
       if (!this.polls.length) return;
       const busyUntil = this.access.peek((state) => {
