@@ -1,4 +1,4 @@
-import type { LedgerState, Throttle } from "./ledger";
+import type { LedgerState } from "./ledger";
 import type { RateLimit } from "./rateLimit";
 
 /*
@@ -20,7 +20,7 @@ export const ADAPTIVE_RATE = {
 };
 
 /** The requests per window a budget hands out at `now` (the full limit unless a 429 lowered it). */
-export function ratePerWindow(limit: RateLimit, throttle: Throttle | undefined, now: number): number {
+export function ratePerWindow(limit: RateLimit, throttle: LedgerState["throttle"], now: number): number {
   if (!throttle) return limit.requests;
   const { cut, plateau, plateauWindows, minRequests } = ADAPTIVE_RATE;
   const top = throttle.share * plateau;

@@ -1,13 +1,5 @@
 import type { Clock } from "./clock";
 
-/** What the server's 429s taught: the requests per window that fitted, and when that was learned. */
-export interface Throttle {
-  /** Clock time of the 429 that set it. */
-  at: number;
-  /** Requests per window this budget's grants had when the key was full. */
-  share: number;
-}
-
 /** A rate budget's state, kept in this process's memory or in a file shared by processes. */
 export interface LedgerState {
   /** Grant times, ascending; may lie in the future (reserved by waiters). */
@@ -16,8 +8,8 @@ export interface LedgerState {
   blockedUntil: number;
   /** When the next grant is due at the current rate (the GCRA's theoretical arrival time). */
   paceAt: number;
-  /** The last throttle, while the rate is still below the limit. */
-  throttle: Throttle | undefined;
+  /** The last 429's time and this budget's share of the key then (requests per window), while the rate is below the limit. */
+  throttle: { at: number; share: number } | undefined;
 }
 
 /** A state with nothing in it. */
