@@ -6,7 +6,7 @@ import type { RateLimit } from "./rateLimit";
  * grants after a small burst, cuts its rate below its share of the key after a 429, and climbs
  * back along a cubic curve (the AWS SDKs' adaptive mode). docs/rate-limits.md has the reasoning.
  */
-export const ADAPTIVE_RATE = {
+export const ADAPTIVE_RATE = Object.freeze({
   /** Grants a budget at its full rate sends at once before pacing, as a fraction of the limit. */
   burst: 0.3,
   /** The rate right after a 429, as a fraction of the share. */
@@ -17,7 +17,7 @@ export const ADAPTIVE_RATE = {
   plateauWindows: 3,
   /** The lowest rate, in requests per window: a process that got nothing still gets a request through now and then. */
   minRequests: 0.5,
-};
+});
 
 /** The requests per window a budget hands out at `now` (the full limit unless a 429 lowered it). */
 export function ratePerWindow(limit: RateLimit, throttle: LedgerState["throttle"], now: number): number {
