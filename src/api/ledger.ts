@@ -1,53 +1,91 @@
-/** The state a rate budget keeps, and the ledgers that hold it (see `fileLedger.ts` for the shared one). */
+import type { Clock } from "./clock";
 
-/** What the server's 429s taught: the requests per window that fitted, and when that was learned. */
-export interface Throttle {
-  /** Clock time of the 429 that set it. */
-  at: number;
-  /** Requests per window this budget's grants had when the key was full. */
-  share: number;
-}
-
-/** What the budget's grants are recorded in: this process's memory, or a file shared by processes. */
+/** A rate budget's state, kept in this process's memory or in a file shared by processes. */
 export interface LedgerState {
   /** Grant times, ascending; may lie in the future (reserved by waiters). */
   grants: number[];
   /** No grant before this time (a 429 told us the window is spent). */
   blockedUntil: number;
-  /** Pacing: the time the next grant would be due at the current rate (the GCRA's theoretical arrival time). */
+  /** When the next grant is due at the current rate (the GCRA's theoretical arrival time). */
   paceAt: number;
-  /** The last throttle, while the rate is still below the limit. */
-  throttle: Throttle | undefined;
+  /** The last 429's time and this budget's share of the key then (requests per window), while the rate is below the limit. */
+  throttle: { at: number; share: number } | undefined;
 }
 
+/** A state with nothing in it. */
 export function emptyState(): LedgerState {
   return { grants: [], blockedUntil: 0, paceAt: 0, throttle: undefined };
 }
 
-/** Thrown by a shared ledger whose lock another process holds for now: try again in a moment. */
-export class LedgerBusyError extends Error {
-  constructor() {
-    super("the rate budget's shared ledger is locked by another process");
-    this.name = "LedgerBusyError";
-  }
-}
+/** What a shared ledger's `update` returns, having done nothing, while another process holds its lock. */
+export const LEDGER_BUSY = Symbol("ledger busy");
 
 /** Where a budget keeps its state. */
 export interface BudgetLedger {
-  /**
-   * Runs `change` on the state atomically (across processes, for a shared ledger) and returns
-   * its result. Never waits: a shared ledger whose lock is held throws `LedgerBusyError`.
-   */
-  update<T>(change: (state: LedgerState) => T): T;
+  /** Runs `change` on the state atomically and returns its result; never waits. */
+  update<T>(change: (state: LedgerState) => T): T | typeof LEDGER_BUSY;
 }
 
 /** The ledger of one process: plain memory. */
 export class MemoryLedger implements BudgetLedger {
-  private readonly state: LedgerState;
-  constructor(initial: LedgerState = emptyState()) {
-    this.state = initial;
-  }
+  constructor(private readonly state: LedgerState = emptyState()) {}
   update<T>(change: (state: LedgerState) => T): T {
     return change(this.state);
+  }
+}
+
+/** Thrown when the budget's next slot lies past the caller's deadline: nothing was sent. */
+export class BudgetDeadlineError extends Error {
+  constructor(
+    /** When the request could have been sent, in clock time. */
+    readonly nextSlotAt: number,
+    deadline: number,
+    message = `the client's rate budget has no slot before the deadline (next slot in ` +
+      `${Math.ceil((nextSlotAt - deadline) / 1000)} s past it)`,
+  ) {
+    super(message);
+    this.name = "BudgetDeadlineError";
+  }
+}
+
+/** The longest pause between two tries of a shared ledger another process holds locked. */
+export const LEDGER_RETRY_MS = 16;
+
+/** Reaches a ledger without blocking: at once when it is free, else after short async pauses on the clock. */
+export class LedgerAccess {
+  constructor(
+    private readonly clock: Clock,
+    private readonly ledger: BudgetLedger = new MemoryLedger(),
+  ) {}
+
+  /** Runs `change` now when the ledger is free (so a caller's wait starts in this turn), else never past `deadline`. */
+  change<T>(change: (state: LedgerState) => T, deadline: number | undefined): T | Promise<T> {
+    const result = this.ledger.update(change);
+    return result === LEDGER_BUSY ? this.changeWhenFree(change, deadline) : result;
+  }
+
+  /** `change` for callers that do not wait: a lost re-dating or release costs one window at most. */
+  later(change: (state: LedgerState) => void, deadline: number | undefined): void {
+    void (async () => this.change(change, deadline))().catch(() => undefined);
+  }
+
+  /** Reads the ledger now; `otherwise` while another process holds it locked. */
+  peek<T>(read: (state: LedgerState) => T, otherwise: T): T {
+    const result = this.ledger.update(read);
+    return result === LEDGER_BUSY ? otherwise : result;
+  }
+
+  // Ends without a deadline too: a shared ledger gives up a lock held too long.
+  private async changeWhenFree<T>(change: (state: LedgerState) => T, deadline = Infinity): Promise<T> {
+    for (let pauseMs = 1; ; pauseMs = Math.min(2 * pauseMs, LEDGER_RETRY_MS)) {
+      const now = this.clock.now();
+      if (now >= deadline) {
+        const why = "the client's rate budget stayed locked by another process past the deadline";
+        throw new BudgetDeadlineError(now, deadline, why);
+      }
+      await this.clock.sleep(Math.min(pauseMs, deadline - now));
+      const result = this.ledger.update(change);
+      if (result !== LEDGER_BUSY) return result;
+    }
   }
 }

@@ -20,17 +20,15 @@ export function parseRateLimit(text: string): RateLimit | false {
     );
   }
   const requests = Number(match[1]);
-  const amount = match[2] === undefined ? 1 : Number(match[2]);
-  const unitMs = match[3] === "ms" ? 1 : match[3] === "s" ? 1000 : 60_000;
-  const windowMs = amount * unitMs;
+  const windowMs = Number(match[2] ?? 1) * { ms: 1, s: 1000, m: 60_000 }[match[3] as "ms" | "s" | "m"];
   if (requests < 1 || windowMs <= 0) {
     throw new Error(`"${text}" is not a rate limit: it needs at least 1 request per a positive duration`);
   }
   return { requests, windowMs };
 }
 
+/** The text `parseRateLimit` reads back as `limit`. */
 export function formatRateLimit(limit: RateLimit | false): string {
-  return limit === false
-    ? "off"
-    : `${limit.requests}/${limit.windowMs % 1000 === 0 ? `${limit.windowMs / 1000}s` : `${limit.windowMs}ms`}`;
+  if (limit === false) return "off";
+  return `${limit.requests}/${limit.windowMs % 1000 === 0 ? `${limit.windowMs / 1000}s` : `${limit.windowMs}ms`}`;
 }

@@ -5,22 +5,19 @@ import { RateBudget } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
 
 /*
- * Process-wide state: one keep-alive dispatcher per set of timeouts and one rate budget per key,
- * shared by every client in the process. It lives on globalThis under a Symbol.for key rather than
- * in this module, so that every copy of the package loaded into one process (two installed
- * versions side by side, or the source and the build in the tests) shares the same budget: the
- * server counts requests per key, not per module.
+ * Dispatchers and budgets are shared process-wide on globalThis, not in this module, so every copy
+ * of the package loaded into one process (two installed versions, or source and build in the
+ * tests) shares one budget per key: the server counts per key, not per module.
  */
+const SHARED_KEY = Symbol.for("pulumi-dbcloud.shared.v1");
 
-interface SharedState {
+interface Shared {
   dispatchers: Map<string, Agent>;
   budgets: Map<string, RateBudget>;
 }
 
-const SHARED_KEY = Symbol.for("pulumi-dbcloud.shared.v1");
-
-function sharedState(): SharedState {
-  const holder = globalThis as unknown as Record<symbol, SharedState | undefined>;
+function sharedState(): Shared {
+  const holder = globalThis as unknown as Record<symbol, Shared | undefined>;
   return (holder[SHARED_KEY] ??= { dispatchers: new Map(), budgets: new Map() });
 }
 
@@ -34,46 +31,34 @@ export interface DispatcherTimeouts {
   bodyMs: number;
 }
 
+function getOrMake<T>(map: Map<string, T>, key: string, make: () => T): T {
+  const found = map.get(key);
+  if (found) return found;
+  const made = make();
+  map.set(key, made);
+  return made;
+}
+
 /** The shared keep-alive dispatcher for a set of timeouts. */
 export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
-  const { dispatchers } = sharedState();
-  const key = `${timeouts.connectMs}/${timeouts.headersMs}/${timeouts.bodyMs}`;
-  let agent = dispatchers.get(key);
-  if (!agent) {
-    agent = new Agent({
-      connect: { timeout: timeouts.connectMs },
-      headersTimeout: timeouts.headersMs,
-      bodyTimeout: timeouts.bodyMs,
-      keepAliveTimeout: 10_000,
-      keepAliveMaxTimeout: 60_000,
-    });
-    dispatchers.set(key, agent);
-  }
-  return agent;
+  const { connectMs, headersMs, bodyMs } = timeouts;
+  return getOrMake(sharedState().dispatchers, `${connectMs}/${headersMs}/${bodyMs}`, () => {
+    const bounds = { connect: { timeout: connectMs }, headersTimeout: headersMs, bodyTimeout: bodyMs };
+    return new Agent({ ...bounds, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  });
 }
 
 /**
- * The shared budget of one key at one API (with one limit and clock): one per process, and on
- * the system clock also shared with this user's other processes on this machine through a file.
+ * The shared budget of one key at one API, limit and clock; on the system clock also shared with
+ * this user's other processes through a file, in wall-clock times every process agrees on.
  */
 export function sharedBudget(apiUrl: string, keyId: string, limit: RateLimit, clock: Clock): RateBudget {
-  const { budgets } = sharedState();
-  const key = `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}`;
-  let budget = budgets.get(key);
-  if (!budget) {
-    // On the system clock, the state lives in a file every process using this key shares; its
-    // times are this clock's plus the offset to the wall clock, which every process agrees on.
-    const ledger =
-      clock === systemClock
-        ? new FileLedger(ledgerPath(apiUrl, keyId, limit), {
-            offsetMs: Date.now() - clock.now(),
-            now: clock.now,
-          })
-        : undefined;
-    budget = new RateBudget(limit, clock, undefined, ledger);
-    budgets.set(key, budget);
-  }
-  return budget;
+  return getOrMake(sharedState().budgets, `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}`, () => {
+    const fileOptions = { offsetMs: Date.now() - clock.now(), now: clock.now };
+    const file =
+      clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;
+    return new RateBudget(limit, clock, undefined, file);
+  });
 }
 
 /** Closes the shared dispatchers (tests and the demo call it so the process can exit at once). */

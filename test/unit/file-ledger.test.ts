@@ -15,8 +15,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Clock } from "../../src/api/clock";
-import { FileLedger, ledgerBase, ledgerPath } from "../../src/api/fileLedger";
-import { MAX_AHEAD_MS } from "../../src/api/ledgerFormat";
+import { FileLedger, ledgerBase, ledgerPath, MAX_AHEAD_MS } from "../../src/api/fileLedger";
 import { ADAPTIVE_RATE, BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
 import { steppedClock } from "../helpers/steppedClock";
 
