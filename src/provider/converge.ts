@@ -1,7 +1,7 @@
 import type { ApplyBudget, ServiceCommand } from "../api/client";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
-import { afterRead, mayPredate, type SentCommand } from "./lastCommand";
+import { afterRead, mayPredate, sentNow, type SentCommand } from "./lastCommand";
 import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";
 import { MIN_POLL_MS } from "./tuning";
@@ -51,6 +51,8 @@ class Convergence {
   private service: Service | undefined;
   /** A PATCH whose answer was lost or unreadable: it may have been applied. */
   private commandMaybeApplied = false;
+  /** The last such PATCH's failure, for the timeout's message. */
+  private lostAnswer: Error | undefined;
   /** The last command that may have been applied, for the outputs: the request's until this converge sends one. */
   private recorded: SentCommand | undefined;
   /**
@@ -127,6 +129,9 @@ class Convergence {
     const canSend = this.applyBudget.used < this.applyBudget.max;
     const sentNone = this.commands.length === 0;
     if (sentNone && !this.commandMaybeApplied) return step.action;
+    // Our commands' answers were lost and the bound is spent: one of them may still be on its
+    // way, so keep looking with GETs until the deadline.
+    if (sentNone && !this.movedSinceCommand && !canSend) return undefined;
     if (this.movedSinceCommand || sentNone) {
       // It moved after our command and came back (something else is changing it), or our
       // first command's answer was lost: send again, within the bound.
@@ -147,7 +152,7 @@ class Convergence {
 
   /** Sends the command; the service as the answer shows it, or undefined after a 409 (a transition GET did not show yet). */
   private async send(command: ServiceCommand, state: string): Promise<Service | undefined> {
-    const { client, clock, log } = this.deps;
+    const { client, log } = this.deps;
     const { organizationId, serviceId, desired } = this.request;
     const options = { deadline: this.deadline, applyBudget: this.applyBudget };
     try {
@@ -157,16 +162,36 @@ class Convergence {
       );
       this.commands.push(command);
       log.info(converging.sent(this.label(), command, state, desired));
-      this.stateAtCommand = state;
-      this.lastCommandAt = clock.now();
-      this.recorded = { command, atMs: this.lastCommandAt, seen: false };
-      this.movedSinceCommand = false;
+      this.commandSentFrom(command, state);
       return answer.service;
     } catch (error) {
+      if (this.answerLost(error, command, state)) return undefined;
       if (!(error instanceof ConflictError)) throw error;
       log.info(converging.refused(this.label(), command, error.serverMessage));
       return undefined;
     }
+  }
+
+  /** Notes a command sent (or possibly applied) from `state` now: what the polls after it compare with. */
+  private commandSentFrom(command: ServiceCommand, state: string): void {
+    this.stateAtCommand = state;
+    this.lastCommandAt = this.deps.clock.now();
+    this.recorded = sentNow(command, this.deps.clock);
+    this.movedSinceCommand = false;
+  }
+
+  /**
+   * Whether `error` is a command's failure that may have been applied (its answer lost, a 5xx, an
+   * unreadable 2xx): then it is no failure of the converge, whose polls find out what happened.
+   */
+  private answerLost(error: unknown, command: ServiceCommand, state: string): boolean {
+    const cause = error instanceof ConvergeError && error.kind === "api" ? error.cause : undefined;
+    if (!((cause instanceof ApiError || cause instanceof ResponseValidationError) && cause.possiblyApplied))
+      return false;
+    this.commandSentFrom(command, state);
+    this.lostAnswer = cause;
+    this.deps.log.info(converging.answerLost(this.label(), command, cause.message));
+    return true;
   }
 
   /** Waits for the next poll (or times out when the last one is behind it), then polls. */
@@ -219,7 +244,7 @@ class Convergence {
     } catch (error) {
       if ((error instanceof ApiError || error instanceof ResponseValidationError) && error.possiblyApplied) {
         this.commandMaybeApplied = true;
-        if (command) this.recorded = { command, atMs: this.deps.clock.now(), seen: false };
+        if (command) this.recorded = sentNow(command, this.deps.clock);
       }
       if (error instanceof ConflictError) throw error;
       // The deadline ran out inside the client (budget wait or last attempt): a converge timeout.
@@ -247,7 +272,12 @@ class Convergence {
   /** Fails as a timeout; only ever called after a GET showed the service. */
   private timedOut(cause?: unknown): never {
     const now = this.deps.clock.now();
-    const sent = this.commands.length ? ` after sending ${this.commands.join(", then ")}` : "";
+    const sent = this.commands.length
+      ? ` after sending ${this.commands.join(", then ")}`
+      : this.lostAnswer
+        ? ` after ${this.applyBudget.used} ${this.recorded?.command} command(s) whose answers were lost ` +
+          `(last: ${this.lostAnswer.message})`
+        : "";
     const reason = this.lastStep?.action === "wait" ? this.lastStep.reason : undefined;
     const { command, atMs } = this.unseen ?? {};
     const note =

@@ -29,7 +29,7 @@ async function convergeToOutputs(
         desired: inputs.state,
         timeoutMs: inputs.timeoutSeconds * 1000,
         waitForState: inputs.waitForState,
-        lastCommand: lastCommandFromOutputs(recorded, context.clock.now()),
+        lastCommand: lastCommandFromOutputs(recorded, context.clock),
       },
       context,
     );
@@ -60,7 +60,7 @@ export async function update(
   const inputs = inputsOf(news, "update");
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
     // Only options changed: no API call (nor configuration) needed, so the system clock is its clock.
-    const lastCommand = lastCommandFromOutputs(olds.lastCommand, systemClock.now());
+    const lastCommand = lastCommandFromOutputs(olds.lastCommand, systemClock);
     return { outs: keptOutputs(inputs, olds, lastCommand) };
   }
   return { outs: await convergeToOutputs(inputs, news, olds.lastCommand) };

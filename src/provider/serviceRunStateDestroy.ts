@@ -54,7 +54,7 @@ export async function remove(_id: string, props: Props): Promise<void> {
         timeoutMs: timeoutSeconds * 1000,
         waitForState: true,
         // Right after a start, a GET may still show stopped: that is no reason to call it done.
-        lastCommand: lastCommandFromOutputs(props.lastCommand, context.clock.now()),
+        lastCommand: lastCommandFromOutputs(props.lastCommand, context.clock),
       },
       context,
     );

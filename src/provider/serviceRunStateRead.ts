@@ -26,7 +26,7 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
     requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
   const inputs = withDefaults(withIds);
   const { client, clock, tuning } = providerContext();
-  const previous = lastCommandFromOutputs(props.lastCommand, clock.now());
+  const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
     const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
       deadline: readDeadline(),

@@ -217,36 +217,46 @@ describe("nothing lost when an answer is lost", function () {
     await fixture.close();
   });
 
-  const create = () =>
+  const create = (timeoutSeconds = 5) =>
     provider.serviceRunStateCreate({
       organizationId: fixture.organizationId,
       serviceId,
       state: "running",
-      timeoutSeconds: 5,
+      timeoutSeconds,
       waitForState: true,
     });
   const patches = () => fixture.emulator.requests.filter((r) => r.method === "PATCH");
 
-  it("every PATCH answer lost after the server applied it: the resource is recorded, and at most 3 PATCHes were sent", async () => {
+  const lostAnswers = {
+    "dropped after the server applied it": { drop: "after" },
+    "a 2xx whose body cannot be read": { malformed: "not-json" },
+  } as const;
+  for (const [what, fault] of Object.entries(lostAnswers)) {
+    it(`every PATCH answer ${what}, GETs working: it keeps looking, and succeeds once the service is there`, async () => {
+      fixture.emulator.injectFault({ route: "changeState", ...fault, times: Infinity });
+      const { outs } = await create();
+      assert.equal(outs.observedState, "running");
+      assert.equal(outs.lastCommand.command, "start");
+      assert.ok(patches().length >= 1 && patches().length <= 3, `${patches().length} PATCHes`);
+      const last = fixture.emulator.requests[fixture.emulator.requests.length - 1];
+      assert.equal(last.method, "GET", "the outcome is what a GET showed");
+    });
+  }
+
+  it("every PATCH answer lost and the service not there by the deadline: the failure records what the last GET showed", async () => {
+    fixture.emulator.setTransitions({ starting: 60_000 });
     fixture.emulator.injectFault({ route: "changeState", drop: "after", times: Infinity });
-    const error = (await create().then(
+    const error = (await create(1).then(
       () => undefined,
       (e: unknown) => e,
     )) as Error & { id?: string; properties?: Props };
     assert.ok(error, "create failed");
     assert.equal(error.id, serviceId, `recorded (init failure carrying the id): ${error.message}`);
-    assert.ok(error.properties && "state" in error.properties);
-    assert.equal(patches().length, 3, "the client's retries count against the bound of 3");
-    assert.notEqual(fixture.emulator.service(serviceId)?.state, "stopped", "the server did apply it");
-  });
-
-  it("a 2xx PATCH whose body cannot be read counts as possibly applied: recorded", async () => {
-    fixture.emulator.injectFault({ route: "changeState", malformed: "not-json", times: Infinity });
-    const error = (await create().then(
-      () => undefined,
-      (e: unknown) => e,
-    )) as Error & { id?: string };
-    assert.equal(error?.id, serviceId, String(error));
+    const gets = fixture.emulator.requests.filter((r) => r.method === "GET");
+    assert.equal(gets[gets.length - 1].stateShown, "starting");
+    assert.equal(error.properties?.observedState, "starting", "what the last GET showed, not stopped");
+    assert.match(error.message, /Timed out .* after 3 start command\(s\) whose answers were lost \(last: /);
+    assert.ok(patches().length <= 3, `${patches().length} PATCHes`);
   });
 
   it("PATCHes stay at 3 on the wire even when the server ignores every command", async () => {
