@@ -7,6 +7,7 @@ import { RateBudget } from "../../src/api/rateBudget";
 import * as provider from "../../src/provider";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
 import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { endpointIdOf } from "../helpers/endpointId";
 
 /*
  * A request goes only where it was meant to go; state that is old or edited by hand never
@@ -64,7 +65,10 @@ describe("a request goes only where it was meant to go", function () {
         TypeError,
       );
       await assert.rejects(
-        provider.reversePrivateEndpointDeletionDelete("x", endpointProps({ reversePrivateEndpointId: id })),
+        provider.reversePrivateEndpointDeletionDelete(
+          endpointIdOf(endpointProps({ reversePrivateEndpointId: id })),
+          endpointProps({ reversePrivateEndpointId: id }),
+        ),
       );
       assert.equal(fixture.emulator.requests.length, 0);
       assert.equal(
@@ -126,7 +130,10 @@ describe("a request goes only where it was meant to go", function () {
       const props = { organizationId: fixture.organizationId, serviceId, state: "stopped", timeoutSeconds };
       await assert.rejects(provider.serviceRunStateCreate(props), /timeoutSeconds/);
       await assert.rejects(
-        provider.reversePrivateEndpointDeletionDelete("x", endpointProps({ timeoutSeconds })),
+        provider.reversePrivateEndpointDeletionDelete(
+          endpointIdOf(endpointProps({ timeoutSeconds })),
+          endpointProps({ timeoutSeconds }),
+        ),
         /timeoutSeconds/,
       );
       assert.equal(fixture.emulator.requests.length, 0);
@@ -158,16 +165,15 @@ describe("what counts as already gone on destroy", function () {
     });
     await configureProviderFor(server);
     console.log = () => undefined;
-    return provider
-      .reversePrivateEndpointDeletionDelete("x", {
-        organizationId: randomUUID(),
-        serviceId: randomUUID(),
-        reversePrivateEndpointId: ENDPOINT,
-      })
-      .then(
-        () => undefined,
-        (error: Error) => error,
-      );
+    const props = {
+      organizationId: randomUUID(),
+      serviceId: randomUUID(),
+      reversePrivateEndpointId: ENDPOINT,
+    };
+    return provider.reversePrivateEndpointDeletionDelete(endpointIdOf(props), props).then(
+      () => undefined,
+      (error: Error) => error,
+    );
   }
 
   it("204 with no body is done", async () => {
