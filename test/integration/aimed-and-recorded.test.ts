@@ -182,30 +182,38 @@ describe("what counts as already gone on destroy", function () {
   it("202 with a body that is not the envelope is done", async () => {
     assert.equal(await deleteAgainst(202, "accepted"), undefined);
   });
-  for (const message of ["Endpoint not found", "Service not found", "Invalid reversePrivateEndpointId"]) {
-    it(`400 ${JSON.stringify(message)} is already gone`, async () => {
-      assert.equal(
-        await deleteAgainst(400, JSON.stringify({ status: 400, error: message, requestId: "r-9" })),
-        undefined,
-      );
-    });
+  for (const status of [400, 404]) {
+    for (const message of ["Endpoint not found", "Service not found", "Invalid reversePrivateEndpointId"]) {
+      it(`${status} ${JSON.stringify(message)} is already gone`, async () => {
+        assert.equal(
+          await deleteAgainst(status, JSON.stringify({ status, error: message, requestId: "r-9" })),
+          undefined,
+        );
+      });
+    }
+    for (const message of [
+      "Invalid API key id",
+      "Invalid organization id",
+      "Organization not found",
+      "Bad request",
+      "Service not found for this API key",
+    ]) {
+      it(`${status} ${JSON.stringify(message)} fails destroy with the message and request id`, async () => {
+        const error = await deleteAgainst(
+          status,
+          JSON.stringify({ status, error: message, requestId: "r-9" }),
+        );
+        assert.ok(error, "destroy must fail: the endpoint may still exist");
+        assert.match(error.message, new RegExp(`${status} ${message}.*requestId r-9`));
+      });
+    }
   }
-  for (const message of [
-    "Invalid API key id",
-    "Invalid organization id",
-    "Organization not found",
-    "Bad request",
-    "Service not found for this API key",
-  ]) {
-    it(`400 ${JSON.stringify(message)} fails destroy with the message and request id`, async () => {
-      const error = await deleteAgainst(
-        400,
-        JSON.stringify({ status: 400, error: message, requestId: "r-9" }),
-      );
-      assert.ok(error, "destroy must fail: the endpoint may still exist");
-      assert.match(error.message, new RegExp(`${message}.*requestId r-9`));
-    });
-  }
+  it("404 with no body is already gone: the path asked for", async () => {
+    assert.equal(await deleteAgainst(404, ""), undefined);
+  });
+  it("400 with no body fails destroy", async () => {
+    assert.ok(await deleteAgainst(400, ""));
+  });
 });
 
 describe("nothing lost when an answer is lost", function () {
