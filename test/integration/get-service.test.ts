@@ -11,7 +11,8 @@ import {
   ResponseValidationError,
   type Service,
 } from "../../src";
-import { holdsSecret } from "../../src/resources/getService";
+import { holdsSecret, inspectService, MAX_SERVICE_DEPTH } from "../../src/resources/getService";
+import { startHostileServer } from "../helpers/hostileServer";
 import { serviceSchema } from "../../src/api/schemas";
 import { captureProgram } from "../../src/engine-driver/capture";
 import { providerConfig } from "../helpers/providerConfig";
@@ -184,6 +185,43 @@ describe("getService and getServiceOutput against the emulator", function () {
     assert.equal(holdsSecret({ endpoints: [{ host: "h", password: "p" }] }), true);
     assert.equal(holdsSecret({ backup: { accessToken: "t" } }), true);
     assert.equal(holdsSecret({ clientSecret: null, privateKey: undefined }), false);
+  });
+
+  it("walks a value nested a hundred thousand levels deep without overflowing the stack", () => {
+    const nest = (bottom: unknown, levels: number) => {
+      let value = bottom;
+      for (let i = 0; i < levels; i++) value = i % 2 ? { a: value } : [value];
+      return value;
+    };
+    assert.equal(holdsSecret({ futureField: nest({ password: "p" }, 100_000) }), true);
+    assert.equal(holdsSecret({ futureField: nest({ password: null }, 100_000) }), false);
+    assert.equal(inspectService({ futureField: nest(1, 100_000) }).depth, 100_001);
+  });
+
+  it("a service read nesting tens of thousands of levels fails both forms as a ResponseValidationError naming the request", async () => {
+    const deep = `${'{"a":'.repeat(30_000)}{"password":"p"}${"}".repeat(30_000)}`;
+    const server = await startHostileServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        `{"status":200,"requestId":"r-deep","result":{"id":"${FULL}","state":"running","futureField":${deep}}}`,
+      );
+    });
+    try {
+      const config = { ...stackConfig(), "dbcloud:apiUrl": server.url };
+      const refused = (error: Error) =>
+        error instanceof ResponseValidationError &&
+        error.message ===
+          `Unexpected response to GET /v1/organizations/${ORG}/services/${FULL} (status 200, requestId r-deep): ` +
+            `(body): nests deeper than ${MAX_SERVICE_DEPTH} levels`;
+      await assert.rejects(
+        inProgram(() => getService({ serviceId: FULL }), config),
+        refused,
+      );
+      const output = await inProgram(async () => getServiceOutput({ serviceId: FULL }), config);
+      await assert.rejects(internals(output).promise(), refused);
+    } finally {
+      await server.close();
+    }
   });
 
   it("rejects a spec field of the wrong type, naming it (every response is validated)", async () => {
