@@ -7,6 +7,7 @@ import { decide, type DesiredState } from "../../src/provider/stateTable";
 import { startEmulator, type Emulator, type EmulatorOptions, type RequestLogEntry } from "../../src/emulator";
 import { emulatorAuthorization } from "../helpers/emulatorHttp";
 import { leakForms } from "../helpers/leakForms";
+import { monotonicNow, stepWallClock } from "../helpers/wallClock";
 import { configureProvider, providerConfig } from "../helpers/providerConfig";
 import { warehouseWaitProblems } from "./warehouses";
 
@@ -60,6 +61,8 @@ export async function startWorld(
   const organizationId = randomUUID();
   const emulator = await startEmulator({
     keySecret: hostileSecret(),
+    // The server's clock is its own: a step of ours (see `runAction`) does not move it.
+    now: monotonicNow,
     transitions: { starting: 60, stopping: 60, awaking: 40, provisioning: 60 },
     ...options,
   });
@@ -130,14 +133,23 @@ export interface ActionResult<T> {
   stderr: string[];
 }
 
+/** The process's wall clock stepped by `offsetMs`, `afterMs` into an action (NTP, a resumed VM). */
+export interface ClockStep {
+  offsetMs: number;
+  afterMs: number;
+}
+
 /**
  * Runs one provider call with console output captured, bounded by a watchdog: past `boundMs` the
- * emulator is closed (which ends stalls and trickles) and the action is marked cut off.
+ * emulator is closed (which ends stalls and trickles) and the action is marked cut off. With
+ * `step`, the wall clock is stepped during the call and put right after it. Elapsed time is
+ * measured on the monotonic clock.
  */
 export async function runAction<T>(
   world: World,
   boundMs: number,
   action: () => Promise<T>,
+  step?: ClockStep,
 ): Promise<ActionResult<T>> {
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -145,18 +157,21 @@ export async function runAction<T>(
   console.log = (...args: unknown[]) => stdout.push(args.map(String).join(" "));
   console.error = (...args: unknown[]) => stderr.push(args.map(String).join(" "));
   console.warn = console.error;
-  const startedAt = Date.now();
+  const startedAt = performance.now();
   let cutOff = false;
   const watchdog = setTimeout(() => {
     cutOff = true;
     void world.emulator.close();
   }, boundMs + 500);
+  const wall = step && stepWallClock(step.offsetMs, step.afterMs);
+  if (step) totals.faults++;
   try {
     const value = await action();
-    return { value, elapsedMs: Date.now() - startedAt, cutOff, stdout, stderr };
+    return { value, elapsedMs: performance.now() - startedAt, cutOff, stdout, stderr };
   } catch (error) {
-    return { error, elapsedMs: Date.now() - startedAt, cutOff, stdout, stderr };
+    return { error, elapsedMs: performance.now() - startedAt, cutOff, stdout, stderr };
   } finally {
+    wall?.restore();
     clearTimeout(watchdog);
     Object.assign(console, original);
   }

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import * as provider from "../../src/provider";
 import { decide, satisfies, sentFrom, targetOf, type DesiredState } from "../../src/provider/stateTable";
 import { DEFAULT_TUNING } from "../../src/provider/tuning";
-import type { Fault } from "../../src/emulator";
+import type { Fault, RequestLogEntry } from "../../src/emulator";
 import { FLIP_STATES } from "./faults";
 import { seedService, type WarehouseMix } from "./warehouses";
 import {
@@ -28,6 +28,7 @@ import {
   unclearError,
   WALL_SLACK_MS,
   type ActionResult,
+  type ClockStep,
   type World,
 } from "./harness";
 
@@ -44,6 +45,8 @@ export interface Real {
   world: World;
   serviceId: string;
   invariants: Invariant[];
+  /** A wall-clock step armed for the next converge. */
+  clockStep?: ClockStep;
 }
 
 /** Checks one group of invariants; throws an assertion naming every violation. */
@@ -71,6 +74,21 @@ class Flip implements fc.AsyncCommand<Model, Real> {
     totals.faults++;
   }
   toString = () => `flip to ${this.state}`;
+}
+
+/**
+ * Arms a step of the wall clock during the next converge (monotonic time runs on): NTP, a
+ * resumed VM or container. Its deadline, polls and waits must not move, and the times it stores
+ * are read safely afterwards, when the wall clock is right again.
+ */
+class StepClock implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly step: ClockStep) {}
+  check = (m: Readonly<Model>) => !m.dead;
+  async run(_m: Model, r: Real): Promise<void> {
+    r.clockStep = this.step;
+  }
+  toString = () =>
+    `wall clock stepped ${this.step.offsetMs / 1000}s, ${this.step.afterMs}ms into the next converge`;
 }
 
 /** The action's common bookkeeping: counts, leaks, and the faults forgotten after it. */
@@ -119,10 +137,16 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
     const olds = m.recorded;
     const what = olds ? "update" : "create";
     const boundMs = this.timeoutSeconds * 1000 + WALL_SLACK_MS;
-    const result = await runAction(world, boundMs, async () =>
-      olds
-        ? ((await provider.serviceRunStateUpdate(serviceId, olds, news)).outs as unknown as Props)
-        : ((await provider.serviceRunStateCreate(news)).outs as unknown as Props),
+    const step = r.clockStep;
+    r.clockStep = undefined;
+    const result = await runAction(
+      world,
+      boundMs,
+      async () =>
+        olds
+          ? ((await provider.serviceRunStateUpdate(serviceId, olds, news)).outs as unknown as Props)
+          : ((await provider.serviceRunStateCreate(news)).outs as unknown as Props),
+      step,
     );
     const entries = entriesSince(world, serviceId, since);
     const flipsBack = this.faults.some((fault) => fault.flipBackAfterMs !== undefined);
@@ -184,6 +208,7 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
         if (observed !== (shown ?? "") && !result.cutOff)
           recorded.push(`init error recorded ${String(observed)} but the server last showed ${shown}`);
         m.recorded = init.properties;
+        recorded.push(...unlookedCommand(entries, result.elapsedMs, this.timeoutSeconds));
       } else if (applied.length > 0) {
         // Counted where it is judged, like leaks: the counts line sums violations of checked invariants.
         if (r.invariants.includes("recorded")) totals.lost++;
@@ -200,6 +225,22 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
   toString = () =>
     `converge to ${this.desired} (timeoutSeconds ${this.timeoutSeconds}, wait ${this.waitForState})` +
     describeFaults(this.faults);
+}
+
+/**
+ * A converge that failed soon after a PATCH changed the service, with no readable answer since,
+ * stopped looking while it had time: the stack records a state the service has left (a lost
+ * answer is not a lost service). Near the deadline there may be no time for a last look.
+ */
+function unlookedCommand(entries: RequestLogEntry[], elapsedMs: number, timeoutSeconds: number): string[] {
+  const applied = commandsApplied(entries);
+  const last = applied[applied.length - 1];
+  if (!last || lastShownState(entries.filter((e) => e.seq >= last.seq)) !== undefined) return [];
+  if (elapsedMs >= timeoutSeconds * 1000 * 0.9) return [];
+  return [
+    `the converge ended ${Math.round(elapsedMs)} ms in, with no look after the ${last.command} that took the ` +
+      `service from ${last.stateBefore} to ${last.stateAfter} (answer ${last.status}): it records a state the service has left`,
+  ];
 }
 
 class Refresh implements fc.AsyncCommand<Model, Real> {
@@ -276,6 +317,12 @@ export function runStateCommands(
       ...extra,
       fc.constantFrom(...lags).map((ms) => new SetLag(ms)),
       fc.constantFrom(...FLIP_STATES).map((state) => new Flip(state)),
+      fc
+        .record({
+          offsetMs: fc.constantFrom(-600_000, 600_000, -3_600_000),
+          afterMs: fc.integer({ min: 0, max: 200 }),
+        })
+        .map((step) => new StepClock(step)),
       ...[1, 2, 3].map(() =>
         fc
           .tuple(
