@@ -51,8 +51,8 @@ class Convergence {
   private service: Service | undefined;
   /** A PATCH whose answer was lost or unreadable: it may have been applied. */
   private commandMaybeApplied = false;
-  /** The last such PATCH's failure, for the timeout's message. */
-  private lostAnswer: Error | undefined;
+  /** What the timeout's message says of commands whose answers were lost, if no other was accepted. */
+  private lostAnswers = "";
   /** The last command that may have been applied, for the outputs: the request's until this converge sends one. */
   private recorded: SentCommand | undefined;
   /**
@@ -129,8 +129,7 @@ class Convergence {
     const canSend = this.applyBudget.used < this.applyBudget.max;
     const sentNone = this.commands.length === 0;
     if (sentNone && !this.commandMaybeApplied) return step.action;
-    // Our commands' answers were lost and the bound is spent: one of them may still be on its
-    // way, so keep looking with GETs until the deadline.
+    // Our commands' answers were lost and the bound is spent: keep looking until the deadline.
     if (sentNone && !this.movedSinceCommand && !canSend) return undefined;
     if (this.movedSinceCommand || sentNone) {
       // It moved after our command and came back (something else is changing it), or our
@@ -180,17 +179,14 @@ class Convergence {
     this.movedSinceCommand = false;
   }
 
-  /**
-   * Whether `error` is a command's failure that may have been applied (its answer lost, a 5xx, an
-   * unreadable 2xx): then it is no failure of the converge, whose polls find out what happened.
-   */
+  /** A command's failure that may have been applied (answer lost, 5xx, unreadable 2xx): the polls find out. */
   private answerLost(error: unknown, command: ServiceCommand, state: string): boolean {
     const cause = error instanceof ConvergeError && error.kind === "api" ? error.cause : undefined;
-    if (!((cause instanceof ApiError || cause instanceof ResponseValidationError) && cause.possiblyApplied))
-      return false;
+    if (!(cause as { possiblyApplied?: boolean } | undefined)?.possiblyApplied) return false;
     this.commandSentFrom(command, state);
-    this.lostAnswer = cause;
-    this.deps.log.info(converging.answerLost(this.label(), command, cause.message));
+    const why = (cause as Error).message;
+    this.lostAnswers = ` after ${this.applyBudget.used} ${command} command(s) whose answers were lost (last: ${why})`;
+    this.deps.log.info(converging.answerLost(this.label(), command, why));
     return true;
   }
 
@@ -272,12 +268,7 @@ class Convergence {
   /** Fails as a timeout; only ever called after a GET showed the service. */
   private timedOut(cause?: unknown): never {
     const now = this.deps.clock.now();
-    const sent = this.commands.length
-      ? ` after sending ${this.commands.join(", then ")}`
-      : this.lostAnswer
-        ? ` after ${this.applyBudget.used} ${this.recorded?.command} command(s) whose answers were lost ` +
-          `(last: ${this.lostAnswer.message})`
-        : "";
+    const sent = this.commands.length ? ` after sending ${this.commands.join(", then ")}` : this.lostAnswers;
     const reason = this.lastStep?.action === "wait" ? this.lastStep.reason : undefined;
     const { command, atMs } = this.unseen ?? {};
     const note =

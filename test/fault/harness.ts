@@ -7,7 +7,6 @@ import { decide, type DesiredState } from "../../src/provider/stateTable";
 import { startEmulator, type Emulator, type EmulatorOptions, type RequestLogEntry } from "../../src/emulator";
 import { emulatorAuthorization } from "../helpers/emulatorHttp";
 import { leakForms } from "../helpers/leakForms";
-import { monotonicNow, stepWallClock } from "../helpers/wallClock";
 import { configureProvider, providerConfig } from "../helpers/providerConfig";
 import { warehouseWaitProblems } from "./warehouses";
 
@@ -61,8 +60,6 @@ export async function startWorld(
   const organizationId = randomUUID();
   const emulator = await startEmulator({
     keySecret: hostileSecret(),
-    // The server's clock is its own: a step of ours (see `runAction`) does not move it.
-    now: monotonicNow,
     transitions: { starting: 60, stopping: 60, awaking: 40, provisioning: 60 },
     ...options,
   });
@@ -133,23 +130,14 @@ export interface ActionResult<T> {
   stderr: string[];
 }
 
-/** The process's wall clock stepped by `offsetMs`, `afterMs` into an action (NTP, a resumed VM). */
-export interface ClockStep {
-  offsetMs: number;
-  afterMs: number;
-}
-
 /**
  * Runs one provider call with console output captured, bounded by a watchdog: past `boundMs` the
- * emulator is closed (which ends stalls and trickles) and the action is marked cut off. With
- * `step`, the wall clock is stepped during the call and put right after it. Elapsed time is
- * measured on the monotonic clock.
+ * emulator is closed (which ends stalls and trickles) and the action is marked cut off.
  */
 export async function runAction<T>(
   world: World,
   boundMs: number,
   action: () => Promise<T>,
-  step?: ClockStep,
 ): Promise<ActionResult<T>> {
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -163,15 +151,12 @@ export async function runAction<T>(
     cutOff = true;
     void world.emulator.close();
   }, boundMs + 500);
-  const wall = step && stepWallClock(step.offsetMs, step.afterMs);
-  if (step) totals.faults++;
   try {
     const value = await action();
     return { value, elapsedMs: performance.now() - startedAt, cutOff, stdout, stderr };
   } catch (error) {
     return { error, elapsedMs: performance.now() - startedAt, cutOff, stdout, stderr };
   } finally {
-    wall?.restore();
     clearTimeout(watchdog);
     Object.assign(console, original);
   }

@@ -7,7 +7,10 @@ import fc from "fast-check";
 import * as provider from "../../src/provider";
 import { decide, satisfies, sentFrom, targetOf, type DesiredState } from "../../src/provider/stateTable";
 import { DEFAULT_TUNING } from "../../src/provider/tuning";
-import type { Fault, RequestLogEntry } from "../../src/emulator";
+import type { Fault } from "../../src/emulator";
+import { clockStep, describeStep, withClockStep, type ClockStep } from "./clockSteps";
+import { unlookedCommand } from "./lostAnswers";
+import { monotonicNow } from "../helpers/wallClock";
 import { FLIP_STATES } from "./faults";
 import { seedService, type WarehouseMix } from "./warehouses";
 import {
@@ -28,7 +31,6 @@ import {
   unclearError,
   WALL_SLACK_MS,
   type ActionResult,
-  type ClockStep,
   type World,
 } from "./harness";
 
@@ -45,8 +47,6 @@ export interface Real {
   world: World;
   serviceId: string;
   invariants: Invariant[];
-  /** A wall-clock step armed for the next converge. */
-  clockStep?: ClockStep;
 }
 
 /** Checks one group of invariants; throws an assertion naming every violation. */
@@ -74,21 +74,6 @@ class Flip implements fc.AsyncCommand<Model, Real> {
     totals.faults++;
   }
   toString = () => `flip to ${this.state}`;
-}
-
-/**
- * Arms a step of the wall clock during the next converge (monotonic time runs on): NTP, a
- * resumed VM or container. Its deadline, polls and waits must not move, and the times it stores
- * are read safely afterwards, when the wall clock is right again.
- */
-class StepClock implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly step: ClockStep) {}
-  check = (m: Readonly<Model>) => !m.dead;
-  async run(_m: Model, r: Real): Promise<void> {
-    r.clockStep = this.step;
-  }
-  toString = () =>
-    `wall clock stepped ${this.step.offsetMs / 1000}s, ${this.step.afterMs}ms into the next converge`;
 }
 
 /** The action's common bookkeeping: counts, leaks, and the faults forgotten after it. */
@@ -120,6 +105,7 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
     readonly timeoutSeconds: number,
     readonly waitForState: boolean,
     readonly faults: Fault[] = [],
+    readonly clockStep?: ClockStep,
   ) {}
   check = (m: Readonly<Model>) => !m.dead;
   async run(m: Model, r: Real): Promise<void> {
@@ -137,16 +123,13 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
     const olds = m.recorded;
     const what = olds ? "update" : "create";
     const boundMs = this.timeoutSeconds * 1000 + WALL_SLACK_MS;
-    const step = r.clockStep;
-    r.clockStep = undefined;
-    const result = await runAction(
-      world,
-      boundMs,
-      async () =>
+    if (this.clockStep) totals.faults++;
+    const result = await runAction(world, boundMs, () =>
+      withClockStep(this.clockStep, async () =>
         olds
           ? ((await provider.serviceRunStateUpdate(serviceId, olds, news)).outs as unknown as Props)
           : ((await provider.serviceRunStateCreate(news)).outs as unknown as Props),
-      step,
+      ),
     );
     const entries = entriesSince(world, serviceId, since);
     const flipsBack = this.faults.some((fault) => fault.flipBackAfterMs !== undefined);
@@ -224,23 +207,8 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
   }
   toString = () =>
     `converge to ${this.desired} (timeoutSeconds ${this.timeoutSeconds}, wait ${this.waitForState})` +
-    describeFaults(this.faults);
-}
-
-/**
- * A converge that failed soon after a PATCH changed the service, with no readable answer since,
- * stopped looking while it had time: the stack records a state the service has left (a lost
- * answer is not a lost service). Near the deadline there may be no time for a last look.
- */
-function unlookedCommand(entries: RequestLogEntry[], elapsedMs: number, timeoutSeconds: number): string[] {
-  const applied = commandsApplied(entries);
-  const last = applied[applied.length - 1];
-  if (!last || lastShownState(entries.filter((e) => e.seq >= last.seq)) !== undefined) return [];
-  if (elapsedMs >= timeoutSeconds * 1000 * 0.9) return [];
-  return [
-    `the converge ended ${Math.round(elapsedMs)} ms in, with no look after the ${last.command} that took the ` +
-      `service from ${last.stateBefore} to ${last.stateAfter} (answer ${last.status}): it records a state the service has left`,
-  ];
+    describeFaults(this.faults) +
+    describeStep(this.clockStep);
 }
 
 class Refresh implements fc.AsyncCommand<Model, Real> {
@@ -317,12 +285,6 @@ export function runStateCommands(
       ...extra,
       fc.constantFrom(...lags).map((ms) => new SetLag(ms)),
       fc.constantFrom(...FLIP_STATES).map((state) => new Flip(state)),
-      fc
-        .record({
-          offsetMs: fc.constantFrom(-600_000, 600_000, -3_600_000),
-          afterMs: fc.integer({ min: 0, max: 200 }),
-        })
-        .map((step) => new StepClock(step)),
       ...[1, 2, 3].map(() =>
         fc
           .tuple(
@@ -330,10 +292,11 @@ export function runStateCommands(
             fc.constantFrom(0.6, 1, 1.5),
             fc.boolean(),
             fc.array(fault, { minLength: 1, maxLength: 2 }),
+            fc.option(clockStep(), { nil: undefined, freq: 2 }),
           )
           .map(
-            ([desired, timeout, wait, faults]) =>
-              new Converge(desired, timeout, wait || desired === "stopped", faults),
+            ([desired, timeout, wait, faults, step]) =>
+              new Converge(desired, timeout, wait || desired === "stopped", faults, step),
           ),
       ),
       fc.array(fault, { maxLength: 2 }).map((faults) => new Refresh(faults)),
@@ -352,7 +315,8 @@ export async function runModel(
   invariants: Invariant[],
   warehouse?: WarehouseMix,
 ): Promise<void> {
-  const world = await startWorld();
+  // The server's clock is its own: a step of ours (clockSteps.ts) does not move it.
+  const world = await startWorld({ now: monotonicNow });
   const serviceId = seedService(world, initialState, warehouse);
   try {
     await fc.asyncModelRun(
