@@ -1,5 +1,5 @@
 import type { Dispatcher } from "undici";
-import { systemClock, type Clock } from "./clock";
+import { systemClock, wallNow, type Clock } from "./clock";
 import { ApiError, ApiTimeoutError, ConfigurationError, ResponseValidationError } from "./errors";
 import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
@@ -220,7 +220,12 @@ export class ApiClient {
     if (!outcome) this.fail(call, result.error);
     const { deadline } = call.options;
     const now = this.clock.now();
-    const serverDelayMs = serverRequestedDelayMs(result.headers, now, this.retryPolicy.maxServerDelayMs);
+    // A server's date is wall-clock time: only the wall clock turns it into a wait.
+    const serverDelayMs = serverRequestedDelayMs(
+      result.headers,
+      wallNow(this.clock),
+      this.retryPolicy.maxServerDelayMs,
+    );
     const rateLimited = isRateLimited(outcome);
     if (rateLimited && this.budget) {
       // Every caller shares the key: nobody sends before the server's window resets, waiters included.

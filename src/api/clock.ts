@@ -1,18 +1,41 @@
-/** Time as the client and the waiters see it; tests inject a fake one so nothing really waits. */
+/**
+ * Time as the client and the waiters see it; tests inject a fake one so nothing really waits.
+ * `now()` is monotonic: every deadline, timeout, backoff and budget window is measured on it, so a
+ * wall clock stepped by NTP, a resumed VM or a hand moves none of them. The wall clock is only
+ * for a time shown to a person, stored, or read from a server's date.
+ */
 export interface Clock {
-  /** The current time in ms (epoch for the system clock). */
+  /** The current time in ms on a timeline that never goes back. */
   now(): number;
   /** Resolves after `ms` milliseconds of this clock's time. */
   sleep(ms: number): Promise<void>;
+  /** The wall-clock time, epoch ms. Absent: `now()` (a test clock whose two timelines are one). */
+  wallNow?(): number;
 }
 
 /** Node's timers hold at most a signed 32-bit number of ms; a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const systemClock: Clock = {
-  now: () => Date.now(),
+  // Anchored at the process's start on the wall clock, so that processes sharing a budget file
+  // start from about one timeline; monotonic from there on.
+  now: () => performance.timeOrigin + performance.now(),
+  wallNow: () => Date.now(),
   sleep: (ms) =>
     new Promise((resolve) =>
       setTimeout(resolve, Math.min(MAX_TIMER_MS, Math.max(0, Number.isFinite(ms) ? ms : 0))),
     ),
 };
+
+/** The wall-clock time now, epoch ms. */
+export function wallNow(clock: Clock): number {
+  return clock.wallNow ? clock.wallNow() : clock.now();
+}
+
+/**
+ * A wall-clock time (stored, or sent by a server) on the clock's own timeline, by its age now: a
+ * time from the future counts as now; one from the far past is simply old.
+ */
+export function fromWallTime(clock: Clock, wallMs: number): number {
+  return clock.now() - Math.max(0, wallNow(clock) - wallMs);
+}

@@ -103,6 +103,7 @@ const NUMBER = /^\d{1,16}(\.\d{1,6})?$/;
  */
 export function serverRequestedDelayMs(
   headers: Record<string, string | undefined>,
+  /** The wall-clock time now (epoch ms): dates and epoch resets are wall-clock times. */
   nowMs: number,
   maxDelayMs = DEFAULT_RETRY_POLICY.maxServerDelayMs,
 ): number | undefined {

@@ -6,11 +6,15 @@ import { CONFIG_SETTINGS, readSetting } from "./settings";
  */
 const stackConfig = new Map<string, string>();
 
-/** `configure` of both providers: keep the `dbcloud:*` stack config for the calls that follow. */
+/**
+ * `configure` of both providers: keep the `dbcloud:*` stack config for the calls that follow. The
+ * config given replaces the one kept: a key it no longer holds is unset, not kept from before.
+ */
 export function configureFromStack(request: { config: { get(key: string): unknown } }): void {
   for (const setting of Object.values(CONFIG_SETTINGS)) {
     const value = request.config.get(setting.configKey);
     if (value !== undefined && value !== null) stackConfig.set(setting.configKey, String(value));
+    else stackConfig.delete(setting.configKey);
   }
 }
 

@@ -37,6 +37,6 @@ export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeRespon
     deadline: readDeadline(),
   });
   const fields = service as Record<string, unknown>;
-  const secretKeys = new Set(Object.keys(fields).filter((key) => holdsSecret(fields[key], key)));
+  const secretKeys = new Set(Object.keys(fields).filter((key) => holdsSecret({ [key]: fields[key] })));
   return response.setReturn(toStruct(fields, secretKeys));
 }

@@ -148,7 +148,7 @@ function getServiceSpec() {
       },
       required: ["serviceId"],
     },
-    outputs: { properties: fromTable(SERVICE_FIELDS, (name) => holdsSecret("set", name)) },
+    outputs: { properties: fromTable(SERVICE_FIELDS, (name) => holdsSecret({ [name]: "set" })) },
   };
 }
 

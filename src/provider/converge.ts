@@ -1,7 +1,7 @@
 import type { ApplyBudget, ServiceCommand } from "../api/client";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
-import { afterRead, mayPredate, type SentCommand } from "./lastCommand";
+import { afterRead, mayPredate, sentNow, type SentCommand } from "./lastCommand";
 import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";
 import { MIN_POLL_MS } from "./tuning";
@@ -52,6 +52,8 @@ class Convergence {
   private service: Service | undefined;
   /** A PATCH whose answer was lost or unreadable: it may have been applied. */
   private commandMaybeApplied = false;
+  /** What the timeout's message says of commands whose answers were lost, if no other was accepted. */
+  private lostAnswers = "";
   /** The last command that may have been applied, for the outputs: the request's until this converge sends one. */
   private recorded: SentCommand | undefined;
   /**
@@ -130,6 +132,8 @@ class Convergence {
     const canSend = this.applyBudget.used < this.applyBudget.max;
     const sentNone = this.commands.length === 0;
     if (sentNone && !this.commandMaybeApplied) return step.action;
+    // Our commands' answers were lost and the bound is spent: keep looking until the deadline.
+    if (sentNone && !this.movedSinceCommand && !canSend) return undefined;
     if (this.movedSinceCommand || sentNone) {
       // It moved after our command and came back (something else is changing it), or our
       // first command's answer was lost: send again, within the bound.
@@ -150,7 +154,7 @@ class Convergence {
 
   /** Sends the command; the service as the answer shows it, or undefined after a 409 (a transition GET did not show yet). */
   private async send(command: ServiceCommand, state: string): Promise<Service | undefined> {
-    const { client, clock, log } = this.deps;
+    const { client, log } = this.deps;
     const { organizationId, serviceId, desired } = this.request;
     const options = { deadline: this.deadline, applyBudget: this.applyBudget };
     try {
@@ -160,13 +164,11 @@ class Convergence {
       );
       this.commands.push(command);
       log.info(converging.sent(this.label(), command, state, desired));
-      this.stateAtCommand = state;
-      this.lastCommandAt = clock.now();
-      this.recorded = { command, atMs: this.lastCommandAt, seen: false };
-      this.movedSinceCommand = false;
+      this.commandSentFrom(command, state);
       this.warehouse = undefined;
       return answer.service;
     } catch (error) {
+      if (this.answerLost(error, command, state)) return undefined;
       // What `call` lets through: a 409, or a warehouse's refusal. Nothing was applied; look again.
       if (!(error instanceof ApiError)) throw error;
       if (error instanceof ConflictError)
@@ -184,6 +186,25 @@ class Convergence {
     if (!wait) return false;
     if (!this.warehouse) this.deps.log.info(converging.warehouse(this.label(), wait, this.deps.tuning));
     this.warehouse = wait;
+    return true;
+  }
+
+  /** Notes a command sent (or possibly applied) from `state` now: what the polls after it compare with. */
+  private commandSentFrom(command: ServiceCommand, state: string): void {
+    this.stateAtCommand = state;
+    this.lastCommandAt = this.deps.clock.now();
+    this.recorded = sentNow(command, this.deps.clock);
+    this.movedSinceCommand = false;
+  }
+
+  /** A command's failure that may have been applied (answer lost, 5xx, unreadable 2xx): the polls find out. */
+  private answerLost(error: unknown, command: ServiceCommand, state: string): boolean {
+    const cause = error instanceof ConvergeError && error.kind === "api" ? error.cause : undefined;
+    if (!(cause as { possiblyApplied?: boolean } | undefined)?.possiblyApplied) return false;
+    this.commandSentFrom(command, state);
+    const why = (cause as Error).message;
+    this.lostAnswers = ` after ${this.applyBudget.used} ${command} command(s) whose answers were lost (last: ${why})`;
+    this.deps.log.info(converging.answerLost(this.label(), command, why));
     return true;
   }
 
@@ -237,7 +258,7 @@ class Convergence {
     } catch (error) {
       if ((error instanceof ApiError || error instanceof ResponseValidationError) && error.possiblyApplied) {
         this.commandMaybeApplied = true;
-        if (command) this.recorded = { command, atMs: this.deps.clock.now(), seen: false };
+        if (command) this.recorded = sentNow(command, this.deps.clock);
       }
       if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
       // Out of time inside the client (no budget slot before the deadline, or the last attempt)
@@ -267,7 +288,7 @@ class Convergence {
   /** Fails as a timeout; only ever called after a GET showed the service. */
   private timedOut(cause?: unknown): never {
     const now = this.deps.clock.now();
-    const sent = this.commands.length ? ` after sending ${this.commands.join(", then ")}` : "";
+    const sent = this.commands.length ? ` after sending ${this.commands.join(", then ")}` : this.lostAnswers;
     const reason = this.lastStep?.action === "wait" ? this.lastStep.reason : undefined;
     const { command, atMs } = this.unseen ?? {};
     const note =

@@ -7,21 +7,30 @@
  * service).
  */
 import type { ServiceCommand } from "../api/client";
+import { fromWallTime, wallNow, type Clock } from "../api/clock";
 import { sentFrom } from "./stateTable";
 
-/** A command the server accepted or may have applied, and when, by the provider's clock (epoch ms). */
+/** A command the server accepted or may have applied, and when. */
 export interface SentCommand {
   command: ServiceCommand;
+  /** When, on the provider clock's monotonic timeline: what its age is measured on. */
   atMs: number;
+  /** When, by the wall clock (epoch ms): what the outputs store and show. */
+  wallMs: number;
   /** A GET has shown it since: a state other than those it is sent from (then such a state is real). */
   seen: boolean;
+}
+
+/** A command sent now. */
+export function sentNow(command: ServiceCommand, clock: Clock): SentCommand {
+  return { command, atMs: clock.now(), wallMs: wallNow(clock), seen: false };
 }
 
 /** `lastCommand` as the outputs keep it: empty strings when none is recorded (outputs hold no undefined). */
 export interface LastCommandOutput {
   /** `start` or `stop`; `""` when this resource has not sent one. */
   command: ServiceCommand | "";
-  /** When the command was accepted, ISO 8601 in UTC with milliseconds, by the provider's clock; `""` with no command. */
+  /** When the command was accepted, ISO 8601 in UTC with milliseconds, by the provider's wall clock; `""` with no command. */
   sentAt: string;
   /** Whether a GET has shown the command since (a state other than the one it was sent from). */
   seen: boolean;
@@ -29,23 +38,25 @@ export interface LastCommandOutput {
 
 export function lastCommandToOutputs(sent: SentCommand | undefined): LastCommandOutput {
   return sent
-    ? { command: sent.command, sentAt: new Date(sent.atMs).toISOString(), seen: sent.seen }
+    ? { command: sent.command, sentAt: new Date(sent.wallMs).toISOString(), seen: sent.seen }
     : { command: "", sentAt: "", seen: false };
 }
 
 /**
- * Reads `lastCommand` from state written by any version: missing, malformed, a time not in the
- * exact form this provider writes, or a time later than `now` (another machine's clock, or a hand
- * edit) read as no record. `seen` counts only when exactly true. A record is only ever a reason to
- * look again, never to send anything.
+ * Reads `lastCommand` from state written by any version: missing, malformed, or a time not in the
+ * exact form this provider writes read as no record. The stored wall-clock time becomes an age on
+ * the clock's monotonic timeline: one from the future (another machine's clock, a wall clock
+ * stepped back since, or a hand edit) counts as sent just now; one from the far past is simply
+ * old. `seen` counts only when exactly true. A record is only ever a reason to look again, never
+ * to send anything.
  */
-export function lastCommandFromOutputs(value: unknown, now: number): SentCommand | undefined {
+export function lastCommandFromOutputs(value: unknown, clock: Clock): SentCommand | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
   const { command, sentAt, seen } = value as Record<string, unknown>;
   if ((command !== "start" && command !== "stop") || typeof sentAt !== "string") return undefined;
-  const atMs = Date.parse(sentAt);
-  if (!Number.isFinite(atMs) || new Date(atMs).toISOString() !== sentAt || atMs > now) return undefined;
-  return { command, atMs, seen: seen === true };
+  const wallMs = Date.parse(sentAt);
+  if (!Number.isFinite(wallMs) || new Date(wallMs).toISOString() !== sentAt) return undefined;
+  return { command, atMs: fromWallTime(clock, wallMs), wallMs, seen: seen === true };
 }
 
 /** The record after a GET that showed `state`: seen if that state is not one the command is sent from. */
@@ -55,7 +66,7 @@ export function afterRead(sent: SentCommand, state: string): SentCommand {
 
 /**
  * Whether a GET that showed `state` at `now` may predate `sent`: no GET has shown the command
- * yet, it is less than `graceMs` old (and not from the future), and the state is one the state
+ * yet, it is less than `graceMs` old, and the state is one the state
  * table sends that command from.
  */
 export function mayPredate(
@@ -66,5 +77,5 @@ export function mayPredate(
 ): boolean {
   if (!sent || sent.seen) return false;
   const ageMs = now - sent.atMs;
-  return ageMs >= 0 && ageMs < graceMs && sentFrom(state, sent.command);
+  return ageMs < graceMs && sentFrom(state, sent.command);
 }

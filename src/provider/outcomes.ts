@@ -10,20 +10,26 @@ const SUBJECTS: Record<"service" | "endpoint", string> = {
   endpoint: "(?:reverse[ _-]?private[ _-]?)?endpoint(?:[ _-]?id)?",
 };
 
+/** A 404's message that adds nothing to the status: the thing at the path asked for is absent. */
+const BARE_NOT_FOUND = /^not[ _-]?found\W*$/i;
+
 /**
- * Whether an error means the thing asked for does not exist: a 404 always; a 400 only when its
- * message clearly says that a service or endpoint (as `subjects` allows) was not found, or is an
+ * Whether an error means the thing asked for does not exist: only the service or the endpoint
+ * itself (as `subjects` allows) being absent, whatever the status says. A 404 or a 400 counts
+ * when its message clearly says that a service or endpoint was not found, or is an
  * `Invalid <service|endpoint> id` (some API versions answer so for a well-formed unknown id), and
- * says nothing of the key, the organization or the request (`400 Invalid API key id` is not gone).
+ * says nothing of the key, the organization or the request; a 404 also when its message adds
+ * nothing to the status (none, or a bare "Not found"). `404 Organization not found` is not gone,
+ * nor is a 404 naming anything else (a route, a page): the endpoint may still exist.
  */
 export function isGone(
   error: unknown,
   subjects: readonly ("service" | "endpoint")[] = ["service", "endpoint"],
 ): boolean {
-  if (error instanceof NotFoundError) return true;
-  if (!(error instanceof BadRequestError)) return false;
+  if (!(error instanceof NotFoundError || error instanceof BadRequestError)) return false;
   const message = error.serverMessage?.trim();
-  if (!message || ABOUT_THE_CALLER.test(message)) return false;
+  if (!message || BARE_NOT_FOUND.test(message)) return error instanceof NotFoundError;
+  if (ABOUT_THE_CALLER.test(message)) return false;
   const subject = `(?:${subjects.map((name) => SUBJECTS[name]).join("|")})`;
   return [
     new RegExp(`\\b${subject}\\b[^.;]*\\b(?:was |is )?not found\\b`, "i"),

@@ -25,6 +25,8 @@ export const converging = {
     `${label} still ${state} ${seconds(sinceMs)} after ${command}; sending it again`,
   sent: (label: string, command: ServiceCommand, state: string, desired: string) =>
     `${label}: sent ${command} (was ${state}); target ${desired}`,
+  answerLost: (label: string, command: ServiceCommand, why: string) =>
+    `${label}: the answer to ${command} was lost (${why}); it may have been applied, looking`,
   refused: (label: string, command: ServiceCommand, why: string | undefined) =>
     `${label}: ${command} refused for now (${why ?? "conflict"}); waiting`,
   warehouse: (label: string, wait: WarehouseWait, tuning: { pollEveryMs: number }) =>

@@ -15,6 +15,7 @@ import {
   type FieldSchemas,
 } from "./inputs";
 import { isGone } from "./outcomes";
+import { requireIdOfProperties, type Named } from "./resourceId";
 import { consoleLog, destroying, refreshing } from "./progress";
 
 /** The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
@@ -73,8 +74,26 @@ function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchema
   };
 }
 
-function idOf(inputs: EndpointDeletionInputs): string {
+function idOf(inputs: Pick<EndpointDeletionInputs, (typeof ID_FIELDS)[number]>): string {
   return `${inputs.organizationId}/${inputs.serviceId}/${inputs.reversePrivateEndpointId}`;
+}
+
+/** Refuses `operation` unless `id` names the organization, service and endpoint the properties name. */
+function requireIdMatches(operation: string, id: unknown, inputs: EndpointDeletionInputs): void {
+  const parts = typeof id === "string" ? id.split("/") : [];
+  const fromId: Named =
+    parts.length === 3
+      ? [
+          ["organization", parts[0]],
+          ["service", parts[1]],
+          ["endpoint", parts[2]],
+        ]
+      : [["id", id]];
+  requireIdOfProperties(`ReversePrivateEndpointDeletion ${operation}`, id, idOf(inputs), fromId, [
+    ["organization", inputs.organizationId],
+    ["service", inputs.serviceId],
+    ["endpoint", inputs.reversePrivateEndpointId],
+  ]);
 }
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
@@ -104,16 +123,19 @@ export async function create(props: Props): Promise<{ id: string; outs: Endpoint
 
 /** Only the timeout can change without a replacement: no API call. */
 export async function update(
-  _id: string,
+  id: string,
   _olds: Props,
   news: Props,
 ): Promise<{ outs: EndpointDeletionInputs }> {
-  return { outs: inputsOf(news, "update") };
+  const inputs = inputsOf(news, "update");
+  requireIdMatches("update", id, inputs);
+  return { outs: inputs };
 }
 
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const inputs = inputsOf(props, "read", pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
+  requireIdMatches("read", id, inputs);
   const { client } = providerContext();
   try {
     await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline() });
@@ -133,8 +155,9 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
  * was not found (see `isGone`); that also covers a DELETE that succeeded on the server but whose
  * answer was lost and was retried. Every other error fails, and the resource stays in the stack.
  */
-export async function remove(_id: string, props: Props): Promise<void> {
+export async function remove(id: string, props: Props): Promise<void> {
   const inputs = inputsOf(props, "delete");
+  requireIdMatches("delete", id, inputs);
   const { client } = providerContext();
   try {
     const { requestId } = await client.deleteReversePrivateEndpoint(

@@ -3,6 +3,7 @@ import { converge, ConvergeError } from "./converge";
 import { providerContext } from "./context";
 import { lastCommandFromOutputs } from "./lastCommand";
 import { resourceInitError } from "./outcomes";
+import { requireSameService } from "./resourceId";
 import { keptOutputs, outputsOf, type ServiceRunStateOutputs } from "./outputs";
 import { inputsOf, type ServiceRunStateInputs } from "./serviceRunStateInputs";
 import { satisfies } from "./stateTable";
@@ -30,7 +31,7 @@ async function convergeToOutputs(
         desired: inputs.state,
         timeoutMs: inputs.timeoutSeconds * 1000,
         waitForState: inputs.waitForState,
-        lastCommand: lastCommandFromOutputs(recorded, context.clock.now()),
+        lastCommand: lastCommandFromOutputs(recorded, context.clock),
       },
       context,
     );
@@ -55,14 +56,15 @@ export async function create(props: Props): Promise<{ id: string; outs: ServiceR
 }
 
 export async function update(
-  _id: string,
+  id: string,
   olds: Props,
   news: Props,
 ): Promise<{ outs: ServiceRunStateOutputs }> {
   const inputs = inputsOf(news, "update");
+  requireSameService("ServiceRunState update", id, inputs.serviceId);
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
     // Only options changed: no API call (nor configuration) needed, so the system clock is its clock.
-    const lastCommand = lastCommandFromOutputs(olds.lastCommand, systemClock.now());
+    const lastCommand = lastCommandFromOutputs(olds.lastCommand, systemClock);
     return { outs: keptOutputs(inputs, olds, lastCommand) };
   }
   return { outs: await convergeToOutputs(inputs, news, olds.lastCommand) };

@@ -6,6 +6,7 @@ import { pickFields, requireValid } from "./inputs";
 import { lastCommandFromOutputs } from "./lastCommand";
 import { isGone } from "./outcomes";
 import { consoleLog, destroying } from "./progress";
+import { requireSameService } from "./resourceId";
 import { fieldSchemas, ID_FIELDS } from "./serviceRunStateInputs";
 
 /** Destroy of ServiceRunState: leave the service as it is, or stop it (`onDestroy: "stop"`). */
@@ -23,7 +24,7 @@ function validTimeout(value: unknown): number | undefined {
  * `deleteTimeoutSeconds`, else `timeoutSeconds`; a failure is thrown, which keeps the resource in
  * the stack so destroy can be run again.
  */
-export async function remove(_id: string, props: Props): Promise<void> {
+export async function remove(id: string, props: Props): Promise<void> {
   const serviceId = String(props.serviceId);
   const label = describeService({ name: props.serviceName as string | undefined }, serviceId);
   if (props.onDestroy !== "stop") {
@@ -44,6 +45,7 @@ export async function remove(_id: string, props: Props): Promise<void> {
     { organizationId, serviceId: props.serviceId },
     pickFields(fieldSchemas(), ID_FIELDS),
   );
+  requireSameService('ServiceRunState delete (the stop of onDestroy: "stop")', id, serviceId);
   const context = providerContext();
   try {
     const result = await converge(
@@ -54,7 +56,7 @@ export async function remove(_id: string, props: Props): Promise<void> {
         timeoutMs: timeoutSeconds * 1000,
         waitForState: true,
         // Right after a start, a GET may still show stopped: that is no reason to call it done.
-        lastCommand: lastCommandFromOutputs(props.lastCommand, context.clock.now()),
+        lastCommand: lastCommandFromOutputs(props.lastCommand, context.clock),
       },
       context,
     );

@@ -5,6 +5,7 @@ import { describeService } from "./convergeTypes";
 import { pickFields, requireValid } from "./inputs";
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone } from "./outcomes";
+import { requireSameService } from "./resourceId";
 import { outputsOf } from "./outputs";
 import { consoleLog, refreshing } from "./progress";
 import { fieldSchemas, ID_FIELDS, withDefaults } from "./serviceRunStateInputs";
@@ -24,9 +25,11 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
   // The rules run only to name what is wrong: a refresh reads every resource of the stack.
   if (!isUuid(withIds.organizationId) || !isUuid(withIds.serviceId))
     requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
+  // Neither gone nor found: a refresh would rewrite the state after one side of it.
+  requireSameService("ServiceRunState read", id, withIds.serviceId);
   const inputs = withDefaults(withIds);
   const { client, clock, tuning } = providerContext();
-  const previous = lastCommandFromOutputs(props.lastCommand, clock.now());
+  const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
     const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
       deadline: readDeadline(),

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
 import { apiClientFor, resolveConfig } from "../config";
 import { programStackConfig } from "./programDefaults";
@@ -32,20 +33,45 @@ export const SECRET_SERVICE_FIELDS: readonly string[] = ["encryptionKey"];
 /** Names that look like a credential, for fields the API adds later (at any depth). */
 const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
 
-/** Whether the service carries a secret value: a known secret field or a credential-like name, set. */
-export function holdsSecret(value: unknown, name = ""): boolean {
-  if (value === null || value === undefined || value === "") return false;
-  if (Array.isArray(value)) return value.some((item) => holdsSecret(item, name));
-  if (typeof value === "object") {
-    return Object.entries(value as Record<string, unknown>).some(([key, item]) => holdsSecret(item, key));
+/**
+ * The deepest nesting a service read may have. Pulumi's own walk over an Output's value recurses
+ * and overflows the stack a few thousand levels down, crashing the program; a Service nests a
+ * few levels.
+ */
+export const MAX_SERVICE_DEPTH = 100;
+
+/**
+ * Whether the service carries a secret value (a known secret field or a credential-like name,
+ * set), and how deep it nests. Iterative: data from the network may nest at any depth.
+ */
+export function inspectService(service: unknown): { holdsSecret: boolean; depth: number } {
+  const pending: { value: unknown; name: string; depth: number }[] = [{ value: service, name: "", depth: 0 }];
+  let holdsSecret = false;
+  let depth = 0;
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, name } = next;
+    depth = Math.max(depth, next.depth);
+    if (value === null || value === undefined || value === "") continue;
+    if (typeof value === "object") {
+      const entries = Array.isArray(value)
+        ? value.map((item) => [name, item] as const)
+        : Object.entries(value);
+      for (const [key, item] of entries) pending.push({ value: item, name: key, depth: next.depth + 1 });
+    } else if (SECRET_SERVICE_FIELDS.includes(name) || CREDENTIAL_NAME.test(name)) holdsSecret = true;
   }
-  return SECRET_SERVICE_FIELDS.includes(name) || CREDENTIAL_NAME.test(name);
+  return { holdsSecret, depth };
+}
+
+/** Whether the service carries a secret value: a known secret field or a credential-like name, set. */
+export function holdsSecret(service: unknown): boolean {
+  return inspectService(service).holdsSecret;
 }
 
 /**
  * Reads one service (GET) through the shared client: rate budget, retries, typed errors, no
  * secret in any message. Resolves to the service as the API returned it, fields the spec does
- * not list included; the promise form gives every value in clear, `encryptionKey` included.
+ * not list included; the promise form gives every value in clear, `encryptionKey` included. A
+ * service nesting deeper than `MAX_SERVICE_DEPTH` is a `ResponseValidationError`.
  */
 export async function getService(args: GetServiceArgs): Promise<Service> {
   const config = resolveConfig(programStackConfig, process.env);
@@ -58,7 +84,16 @@ export async function getService(args: GetServiceArgs): Promise<Service> {
     );
   }
   const client = apiClientFor(config, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
-  const { service } = await client.getService(organizationId, args.serviceId);
+  const { service, requestId } = await client.getService(organizationId, args.serviceId);
+  if (inspectService(service).depth > MAX_SERVICE_DEPTH) {
+    throw new ResponseValidationError({
+      status: 200,
+      requestId,
+      method: "GET",
+      path: `/v1/organizations/${organizationId}/services/${args.serviceId}`,
+      issues: [`(body): nests deeper than ${MAX_SERVICE_DEPTH} levels`],
+    });
+  }
   return service;
 }
 

@@ -263,6 +263,44 @@ describe("engine: the example stack through the real provider host", function ()
     assert.equal(emulator.service(ids.serviceId)?.state, "stopped");
   });
 
+  it("state edited by hand so the id names one service and endpoint, the properties another: destroy and refresh refuse, nothing sent", async () => {
+    const ids = seedAnalytics(emulator, "running");
+    const config = exampleConfig(emulator, ids, "running");
+    const stack = newStack(config);
+    const converged = await stack.up(await captureExample(config));
+    assert.ok(converged.ok, JSON.stringify(converged.steps));
+    const other = seedAnalytics(emulator, "running");
+    const analytics = byName(stack, "analytics")!;
+    const endpoint = byName(stack, "pipes-endpoint")!;
+    // `pulumi state edit`: the properties now name the other service (and endpoint); the ids do not.
+    const editedRun = { ...analytics.outputs, serviceId: other.serviceId, onDestroy: "stop" };
+    const editedEndpoint = {
+      ...endpoint.outputs,
+      serviceId: other.serviceId,
+      reversePrivateEndpointId: other.endpointId,
+    };
+
+    const mark = lastSeq(emulator);
+    await assert.rejects(host.delete(endpoint.id, endpoint.urn, editedEndpoint), (error: Error) => {
+      assert.match(error.message, /ReversePrivateEndpointDeletion delete refused/);
+      assert.ok(error.message.includes(`endpoint "${ids.endpointId}"`), error.message);
+      assert.ok(error.message.includes(`endpoint "${other.endpointId}"`), error.message);
+      return true;
+    });
+    await assert.rejects(
+      host.delete(analytics.id, analytics.urn, editedRun),
+      /ServiceRunState delete .*refused/,
+    );
+    await assert.rejects(host.read(analytics.id, analytics.urn, editedRun), /ServiceRunState read refused/);
+    await assert.rejects(host.read(endpoint.id, endpoint.urn, editedEndpoint), /read refused/);
+    assert.deepEqual(requestsSince(emulator, mark), [], "no request: nothing deleted, stopped or read");
+    for (const service of [ids, other]) {
+      assert.ok(emulator.hasEndpoint(service.serviceId, service.endpointId));
+      assert.equal(emulator.service(service.serviceId)?.state, "running");
+    }
+    await stack.destroy();
+  });
+
   it("the key secret never appears in state, provider output or errors through up, refresh and destroy", async () => {
     const ids = seedAnalytics(emulator, "stopped");
     const config = exampleConfig(emulator, ids, "running");

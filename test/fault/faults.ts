@@ -48,6 +48,13 @@ const conflict = () =>
 const dropBefore = () => fc.record({ route: route(), drop: fc.constant<"before">("before"), times: few() });
 const delay = () => fc.record({ route: route(), delayMs: fc.integer({ min: 5, max: 150 }) });
 const lostCommand = () => fc.record({ ignoreCommand: fc.constant(true) });
+/** Every PATCH answer lost after the server applied it (a flaky balancer), GETs working. */
+const lostAnswers = () =>
+  fc.record({
+    route: fc.constant<Route>("changeState"),
+    drop: fc.constant<"after">("after"),
+    times: fc.constant(Infinity),
+  });
 const flipBack = () => fc.record({ flipBackAfterMs: fc.integer({ min: 20, max: 200 }), times: few() });
 const malformedRead = () =>
   fc.record({
@@ -64,6 +71,7 @@ export function transientFault(): fc.Arbitrary<Fault> {
     dropBefore(),
     delay(),
     lostCommand(),
+    lostAnswers(),
     flipBack(),
     malformedRead(),
   );

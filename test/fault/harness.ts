@@ -145,7 +145,7 @@ export async function runAction<T>(
   console.log = (...args: unknown[]) => stdout.push(args.map(String).join(" "));
   console.error = (...args: unknown[]) => stderr.push(args.map(String).join(" "));
   console.warn = console.error;
-  const startedAt = Date.now();
+  const startedAt = performance.now();
   let cutOff = false;
   const watchdog = setTimeout(() => {
     cutOff = true;
@@ -153,9 +153,9 @@ export async function runAction<T>(
   }, boundMs + 500);
   try {
     const value = await action();
-    return { value, elapsedMs: Date.now() - startedAt, cutOff, stdout, stderr };
+    return { value, elapsedMs: performance.now() - startedAt, cutOff, stdout, stderr };
   } catch (error) {
-    return { error, elapsedMs: Date.now() - startedAt, cutOff, stdout, stderr };
+    return { error, elapsedMs: performance.now() - startedAt, cutOff, stdout, stderr };
   } finally {
     clearTimeout(watchdog);
     Object.assign(console, original);

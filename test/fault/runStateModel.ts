@@ -8,6 +8,9 @@ import * as provider from "../../src/provider";
 import { decide, satisfies, sentFrom, targetOf, type DesiredState } from "../../src/provider/stateTable";
 import { DEFAULT_TUNING } from "../../src/provider/tuning";
 import type { Fault } from "../../src/emulator";
+import { clockStep, describeStep, withClockStep, type ClockStep } from "./clockSteps";
+import { unlookedCommand } from "./lostAnswers";
+import { monotonicNow } from "../helpers/wallClock";
 import { FLIP_STATES } from "./faults";
 import { seedService, type WarehouseMix } from "./warehouses";
 import {
@@ -102,6 +105,7 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
     readonly timeoutSeconds: number,
     readonly waitForState: boolean,
     readonly faults: Fault[] = [],
+    readonly clockStep?: ClockStep,
   ) {}
   check = (m: Readonly<Model>) => !m.dead;
   async run(m: Model, r: Real): Promise<void> {
@@ -119,10 +123,13 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
     const olds = m.recorded;
     const what = olds ? "update" : "create";
     const boundMs = this.timeoutSeconds * 1000 + WALL_SLACK_MS;
-    const result = await runAction(world, boundMs, async () =>
-      olds
-        ? ((await provider.serviceRunStateUpdate(serviceId, olds, news)).outs as unknown as Props)
-        : ((await provider.serviceRunStateCreate(news)).outs as unknown as Props),
+    if (this.clockStep) totals.faults++;
+    const result = await runAction(world, boundMs, () =>
+      withClockStep(this.clockStep, async () =>
+        olds
+          ? ((await provider.serviceRunStateUpdate(serviceId, olds, news)).outs as unknown as Props)
+          : ((await provider.serviceRunStateCreate(news)).outs as unknown as Props),
+      ),
     );
     const entries = entriesSince(world, serviceId, since);
     const flipsBack = this.faults.some((fault) => fault.flipBackAfterMs !== undefined);
@@ -184,6 +191,7 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
         if (observed !== (shown ?? "") && !result.cutOff)
           recorded.push(`init error recorded ${String(observed)} but the server last showed ${shown}`);
         m.recorded = init.properties;
+        recorded.push(...unlookedCommand(entries, result.elapsedMs, this.timeoutSeconds));
       } else if (applied.length > 0) {
         // Counted where it is judged, like leaks: the counts line sums violations of checked invariants.
         if (r.invariants.includes("recorded")) totals.lost++;
@@ -199,7 +207,8 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
   }
   toString = () =>
     `converge to ${this.desired} (timeoutSeconds ${this.timeoutSeconds}, wait ${this.waitForState})` +
-    describeFaults(this.faults);
+    describeFaults(this.faults) +
+    describeStep(this.clockStep);
 }
 
 class Refresh implements fc.AsyncCommand<Model, Real> {
@@ -283,10 +292,11 @@ export function runStateCommands(
             fc.constantFrom(0.6, 1, 1.5),
             fc.boolean(),
             fc.array(fault, { minLength: 1, maxLength: 2 }),
+            fc.option(clockStep(), { nil: undefined, freq: 2 }),
           )
           .map(
-            ([desired, timeout, wait, faults]) =>
-              new Converge(desired, timeout, wait || desired === "stopped", faults),
+            ([desired, timeout, wait, faults, step]) =>
+              new Converge(desired, timeout, wait || desired === "stopped", faults, step),
           ),
       ),
       fc.array(fault, { maxLength: 2 }).map((faults) => new Refresh(faults)),
@@ -305,7 +315,8 @@ export async function runModel(
   invariants: Invariant[],
   warehouse?: WarehouseMix,
 ): Promise<void> {
-  const world = await startWorld();
+  // The server's clock is its own: a step of ours (clockSteps.ts) does not move it.
+  const world = await startWorld({ now: monotonicNow });
   const serviceId = seedService(world, initialState, warehouse);
   try {
     await fc.asyncModelRun(

@@ -5,6 +5,7 @@ import * as provider from "../../src/provider";
 import { captureConsole, type CapturedConsole } from "../helpers/captureConsole";
 import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
 import { configureProvider, providerConfig } from "../helpers/providerConfig";
+import { endpointIdOf } from "../helpers/endpointId";
 
 /*
  * ReversePrivateEndpointDeletion over real HTTP, against a server answering as each test says:
@@ -80,14 +81,17 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
   it("refresh gives up at the read timeout (scaled) when the server asks to wait past it", async () => {
     process.env.DBCLOUD_TIME_SCALE = "0.001";
     await serve(rateLimited(1), (res) => answer(res, 200, service));
-    await assert.rejects(provider.reversePrivateEndpointDeletionRead("id", props()), /429/);
+    await assert.rejects(provider.reversePrivateEndpointDeletionRead(endpointIdOf(props()), props()), /429/);
     assert.equal(server!.requests.length, 1, "no retry after the read timeout");
   });
 
   it("destroy gives up at timeoutSeconds when the server asks to wait past it, and the resource stays", async () => {
     await serve(rateLimited(2), (res) => answer(res, 204, undefined));
     await assert.rejects(
-      provider.reversePrivateEndpointDeletionDelete("id", props({ timeoutSeconds: 0.5 })),
+      provider.reversePrivateEndpointDeletionDelete(
+        endpointIdOf(props({ timeoutSeconds: 0.5 })),
+        props({ timeoutSeconds: 0.5 }),
+      ),
       /^Error: Deleting reverse private endpoint rpe-0a1b2c of service .* failed: .*429/,
     );
     assert.equal(server!.requests.length, 1, "no retry after timeoutSeconds");
@@ -125,8 +129,14 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
       return true;
     };
     await assert.rejects(provider.reversePrivateEndpointDeletionCreate(edited), refusal("create"));
-    await assert.rejects(provider.reversePrivateEndpointDeletionRead("id", edited), refusal("read"));
-    await assert.rejects(provider.reversePrivateEndpointDeletionDelete("id", edited), refusal("delete"));
+    await assert.rejects(
+      provider.reversePrivateEndpointDeletionRead(endpointIdOf(edited), edited),
+      refusal("read"),
+    );
+    await assert.rejects(
+      provider.reversePrivateEndpointDeletionDelete(endpointIdOf(edited), edited),
+      refusal("delete"),
+    );
     assert.equal(server!.requests.length, 0);
   });
 
@@ -176,7 +186,11 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
   it("update changes only the timeout, with no API call", async () => {
     await serve((res) => answer(res, 500, { status: 500, error: "must not be called" }));
     assert.deepEqual(
-      await provider.reversePrivateEndpointDeletionUpdate("id", props(), props({ timeoutSeconds: 60 })),
+      await provider.reversePrivateEndpointDeletionUpdate(
+        endpointIdOf(props({ timeoutSeconds: 60 })),
+        props(),
+        props({ timeoutSeconds: 60 }),
+      ),
       { outs: { ...props(), timeoutSeconds: 60 } },
     );
     assert.equal(server!.requests.length, 0);
@@ -236,24 +250,29 @@ describe("ReversePrivateEndpointDeletion, answer by answer", function () {
 
   it("endpoint read: unchanged while the service exists; a 400 about the endpoint is not the service gone", async () => {
     await serve(200, serviceWith({ state: "running" }));
-    assert.deepEqual(await provider.reversePrivateEndpointDeletionRead("id-1", endpointProps), {
-      id: "id-1",
-      props: { ...endpointProps, timeoutSeconds: 300 },
-    });
+    assert.deepEqual(
+      await provider.reversePrivateEndpointDeletionRead(endpointIdOf(endpointProps), endpointProps),
+      {
+        id: endpointIdOf(endpointProps),
+        props: { ...endpointProps, timeoutSeconds: 300 },
+      },
+    );
     await server!.close();
     await serve(400, error(400, "Endpoint not found"));
     await assert.rejects(
-      provider.reversePrivateEndpointDeletionRead("id-1", endpointProps),
+      provider.reversePrivateEndpointDeletionRead(endpointIdOf(endpointProps), endpointProps),
       /400 Endpoint not found/,
     );
   });
 
   it("endpoint delete fails with the server's answer as its cause", async () => {
     await serve(409, error(409, "busy"));
-    const failure = await provider.reversePrivateEndpointDeletionDelete("x", endpointProps).then(
-      () => assert.fail("expected a failure"),
-      (e: Error) => e,
-    );
+    const failure = await provider
+      .reversePrivateEndpointDeletionDelete(endpointIdOf(endpointProps), endpointProps)
+      .then(
+        () => assert.fail("expected a failure"),
+        (e: Error) => e,
+      );
     assert.match(failure.message, /^Deleting reverse private endpoint rpe-1 of service .* failed: 409 busy/);
     assert.equal((failure.cause as { status?: number }).status, 409);
   });

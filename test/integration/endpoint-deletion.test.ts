@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
 import { configureProvider, providerConfig } from "../helpers/providerConfig";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
+import { endpointIdOf } from "../helpers/endpointId";
 
 /*
  * ReversePrivateEndpointDeletion's provider functions against the emulator over real HTTP.
@@ -142,60 +143,65 @@ describe("ReversePrivateEndpointDeletion against the emulator", function () {
 
   describe("delete", () => {
     it("deletes an existing endpoint with exactly one DELETE", async () => {
-      await provider.reversePrivateEndpointDeletionDelete("id", props());
+      await provider.reversePrivateEndpointDeletionDelete(endpointIdOf(props()), props());
       assert.deepEqual(log(), ["DELETE 200"]);
       assert.equal(fixture.emulator.hasEndpoint(serviceId, ENDPOINT), false);
       assert.ok(stdout.some((l) => /deleted reverse private endpoint rpe-0a1b2c .*requestId/.test(l)));
     });
 
     it("twice: the second 404 counts as done, with a line saying so", async () => {
-      await provider.reversePrivateEndpointDeletionDelete("id", props());
-      await provider.reversePrivateEndpointDeletionDelete("id", props());
+      await provider.reversePrivateEndpointDeletionDelete(endpointIdOf(props()), props());
+      await provider.reversePrivateEndpointDeletionDelete(endpointIdOf(props()), props());
       assert.deepEqual(log(), ["DELETE 200", "DELETE 404"]);
       assert.ok(stdout.some((l) => /was already gone; nothing to delete/.test(l)));
     });
 
     it("an endpoint deleted out of band, or a service deleted out of band, is done", async () => {
       const other = fixture.seedService({ reversePrivateEndpointIds: [] });
-      await provider.reversePrivateEndpointDeletionDelete("id", props({ serviceId: other }));
+      await provider.reversePrivateEndpointDeletionDelete(
+        endpointIdOf(props({ serviceId: other })),
+        props({ serviceId: other }),
+      );
       fixture.emulator.removeService(serviceId);
-      await provider.reversePrivateEndpointDeletionDelete("id", props());
+      await provider.reversePrivateEndpointDeletionDelete(endpointIdOf(props()), props());
       assert.deepEqual(log(), ["DELETE 404", "DELETE 404"]);
     });
 
     it("503 then success: retried by the client", async () => {
       fixture.emulator.injectFault({ route: "deleteEndpoint", status: 503, times: 1 });
-      await provider.reversePrivateEndpointDeletionDelete("id", props());
+      await provider.reversePrivateEndpointDeletionDelete(endpointIdOf(props()), props());
       assert.deepEqual(log(), ["DELETE 503", "DELETE 200"]);
       assert.equal(fixture.emulator.hasEndpoint(serviceId, ENDPOINT), false);
     });
 
     it("a DELETE done on the server whose answer was lost: retried, and the 404 counts as success", async () => {
       fixture.emulator.injectFault({ route: "deleteEndpoint", drop: "after", times: 1 });
-      await provider.reversePrivateEndpointDeletionDelete("id", props());
+      await provider.reversePrivateEndpointDeletionDelete(endpointIdOf(props()), props());
       assert.deepEqual(log(), ["DELETE dropped", "DELETE 404"]);
       assert.equal(fixture.emulator.hasEndpoint(serviceId, ENDPOINT), false);
     });
 
     it("a connection dropped before the server acted: retried and deleted", async () => {
       fixture.emulator.injectFault({ route: "deleteEndpoint", drop: "before", times: 1 });
-      await provider.reversePrivateEndpointDeletionDelete("id", props());
+      await provider.reversePrivateEndpointDeletionDelete(endpointIdOf(props()), props());
       assert.deepEqual(log(), ["DELETE dropped", "DELETE 200"]);
     });
 
     it("429 with Retry-After: waits, then deletes", async () => {
       fixture.emulator.injectFault({ route: "deleteEndpoint", status: 429, retryAfterSeconds: 1, times: 1 });
-      await provider.reversePrivateEndpointDeletionDelete("id", props());
+      await provider.reversePrivateEndpointDeletionDelete(endpointIdOf(props()), props());
       assert.deepEqual(log(), ["DELETE 429", "DELETE 200"]);
     });
 
     for (const status of [400, 401, 403, 409]) {
       it(`${status}: fails with the server's message and the request id, not retried`, async () => {
         fixture.emulator.injectFault({ route: "deleteEndpoint", status, times: 1 });
-        const error = await provider.reversePrivateEndpointDeletionDelete("id", props()).then(
-          () => assert.fail("should fail"),
-          (e: Error) => e,
-        );
+        const error = await provider
+          .reversePrivateEndpointDeletionDelete(endpointIdOf(props()), props())
+          .then(
+            () => assert.fail("should fail"),
+            (e: Error) => e,
+          );
         assert.match(
           error.message,
           new RegExp(`Deleting reverse private endpoint ${ENDPOINT} .* failed: ${status} \\w+`),
@@ -209,14 +215,14 @@ describe("ReversePrivateEndpointDeletion against the emulator", function () {
 
   describe("read", () => {
     it("leaves the outputs unchanged while the service exists", async () => {
-      const read = await provider.reversePrivateEndpointDeletionRead("the-id", props());
-      assert.equal(read.id, "the-id");
+      const read = await provider.reversePrivateEndpointDeletionRead(endpointIdOf(props()), props());
+      assert.equal(read.id, endpointIdOf(props()));
       assert.deepEqual(read.props, { ...props(), timeoutSeconds: 300 });
     });
 
     it("drops the resource when the service is gone", async () => {
       fixture.emulator.removeService(serviceId);
-      const read = await provider.reversePrivateEndpointDeletionRead("the-id", props());
+      const read = await provider.reversePrivateEndpointDeletionRead(endpointIdOf(props()), props());
       assert.equal(read.id, "");
     });
   });

@@ -11,7 +11,8 @@ import {
   ResponseValidationError,
   type Service,
 } from "../../src";
-import { holdsSecret } from "../../src/resources/getService";
+import { MAX_SERVICE_DEPTH } from "../../src/resources/getService";
+import { startHostileServer } from "../helpers/hostileServer";
 import { serviceSchema } from "../../src/api/schemas";
 import { captureProgram } from "../../src/engine-driver/capture";
 import { providerConfig } from "../helpers/providerConfig";
@@ -177,13 +178,26 @@ describe("getService and getServiceOutput against the emulator", function () {
     assert.equal((await internals(plain).promise()).name, "analytics");
   });
 
-  it("recognises credential-like fields the API may add, at any depth, and ignores unset ones", () => {
-    assert.equal(holdsSecret({ encryptionKey: "k" }), true);
-    assert.equal(holdsSecret({ encryptionKey: null, iamRole: "arn:role" }), false);
-    assert.equal(holdsSecret({ encryptionKey: "" }), false);
-    assert.equal(holdsSecret({ endpoints: [{ host: "h", password: "p" }] }), true);
-    assert.equal(holdsSecret({ backup: { accessToken: "t" } }), true);
-    assert.equal(holdsSecret({ clientSecret: null, privateKey: undefined }), false);
+  it("a service read nesting tens of thousands of levels fails both forms as a ResponseValidationError naming the request", async () => {
+    const deep = `${'{"a":'.repeat(30_000)}{"password":"p"}${"}".repeat(30_000)}`;
+    const body = `{"status":200,"requestId":"r-deep","result":{"id":"${FULL}","futureField":${deep}}}`;
+    const server = await startHostileServer((_req, res) => res.writeHead(200).end(body));
+    try {
+      const config = { ...stackConfig(), "dbcloud:apiUrl": server.url };
+      const refused = (error: Error) =>
+        error instanceof ResponseValidationError &&
+        error.message ===
+          `Unexpected response to GET /v1/organizations/${ORG}/services/${FULL} (status 200, requestId r-deep): ` +
+            `(body): nests deeper than ${MAX_SERVICE_DEPTH} levels`;
+      await assert.rejects(
+        inProgram(() => getService({ serviceId: FULL }), config),
+        refused,
+      );
+      const output = await inProgram(async () => getServiceOutput({ serviceId: FULL }), config);
+      await assert.rejects(internals(output).promise(), refused);
+    } finally {
+      await server.close();
+    }
   });
 
   it("rejects a spec field of the wrong type, naming it (every response is validated)", async () => {

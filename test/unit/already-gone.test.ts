@@ -3,15 +3,18 @@ import { ApiError, ConflictError, createApiError, NotFoundError } from "../../sr
 import { isGone } from "../../src/provider/outcomes";
 
 /*
- * What counts as "already gone" (README, ReversePrivateEndpointDeletion and Errors): a 404
- * always; a 400 only when its message clearly says the service or endpoint was not found or is
- * an invalid id of one, and says nothing of the key, the organization or the request.
+ * What counts as "already gone" (README, ReversePrivateEndpointDeletion and Errors): one rule
+ * for a 404 and a 400 alike: the message clearly says the service or endpoint was not found or
+ * is an invalid id of one, and says nothing of the key, the organization or the request. A 404
+ * whose message adds nothing to its status (none, a bare "Not found") is the path asked for.
  */
 
-const badRequest = (serverMessage: string | undefined) =>
-  createApiError({ status: 400, serverMessage, method: "DELETE", path: "/v1/x" });
+const answer = (status: 400 | 404) => (serverMessage: string | undefined) =>
+  createApiError({ status, serverMessage, method: "DELETE", path: "/v1/x" });
+const badRequest = answer(400);
+const notFound = answer(404);
 
-describe("already gone: the 400 messages that count", () => {
+describe("already gone: the 404 and 400 messages that count", () => {
   const gone = [
     "Service not found",
     "  service not found  ",
@@ -34,12 +37,13 @@ describe("already gone: the 400 messages that count", () => {
     "\tnot found: service\n",
   ];
   for (const message of gone) {
-    it(`400 ${JSON.stringify(message)} is gone`, () => assert.equal(isGone(badRequest(message)), true));
+    it(`400 and 404 ${JSON.stringify(message)} are gone`, () => {
+      assert.equal(isGone(badRequest(message)), true);
+      assert.equal(isGone(notFound(message)), true);
+    });
   }
 
   const notGone = [
-    "",
-    "   ",
     "Invalid API key id",
     "Service not found for this api_key",
     "Service not found: check the key-id",
@@ -75,14 +79,25 @@ describe("already gone: the 400 messages that count", () => {
     "Service found",
     "Service not foundation",
     "Services not found",
-    "Not found",
     "Invalid id",
+    "Route not found",
+    "Cannot DELETE /v1/organizations/o-1/services/s-1",
+    "404 page not found",
+    "Organization o-1 not found",
   ];
   for (const message of notGone) {
-    it(`400 ${JSON.stringify(message)} is not gone`, () => assert.equal(isGone(badRequest(message)), false));
+    it(`400 and 404 ${JSON.stringify(message)} are not gone`, () => {
+      assert.equal(isGone(badRequest(message)), false);
+      assert.equal(isGone(notFound(message)), false);
+    });
   }
 
-  it("a 400 without a server message is not gone", () => assert.equal(isGone(badRequest(undefined)), false));
+  it("a message that adds nothing to the status: a 404 is the path asked for, gone; a 400 is not", () => {
+    for (const message of [undefined, "", "   ", "Not found", "NOT_FOUND", "Not Found."]) {
+      assert.equal(isGone(notFound(message)), true, JSON.stringify(message));
+      assert.equal(isGone(badRequest(message)), false, JSON.stringify(message));
+    }
+  });
 
   it("read and create count only the service: an endpoint message is not the service gone", () => {
     assert.equal(isGone(badRequest("Endpoint not found"), ["service"]), false);
@@ -92,9 +107,13 @@ describe("already gone: the 400 messages that count", () => {
     assert.equal(isGone(badRequest("Endpoint not found")), true, "both subjects by default");
   });
 
-  it("any 404 is gone; no other error is", () => {
-    assert.equal(isGone(createApiError({ status: 404, method: "GET", path: "/v1/x" })), true);
-    assert.ok(createApiError({ status: 404, method: "GET", path: "/v1/x" }) instanceof NotFoundError);
+  it("read and create count only the service, for a 404 too", () => {
+    assert.equal(isGone(notFound("Reverse private endpoint not found"), ["service"]), false);
+    assert.equal(isGone(notFound("Service not found"), ["service"]), true);
+  });
+
+  it("no status but 404 and 400 is gone, whatever its message", () => {
+    assert.ok(notFound(undefined) instanceof NotFoundError);
     for (const status of [401, 403, 409, 422, 429, 500]) {
       const error = createApiError({
         status,

@@ -34,9 +34,17 @@ describe("system clock", () => {
     assert.equal(await delayGivenToNode(25), 25);
   });
 
-  it("now is the wall clock", () => {
-    const before = Date.now();
-    const now = systemClock.now();
-    assert.ok(now >= before && now <= Date.now());
+  it("now is monotonic: a wall clock stepped back ten minutes moves it not at all; wallNow is the wall clock", () => {
+    const realNow = Date.now;
+    const before = systemClock.now();
+    try {
+      Date.now = () => realNow() - 600_000;
+      const during = systemClock.now();
+      assert.ok(during >= before, `now went back from ${before} to ${during}`);
+      assert.ok(during - before < 60_000, "nor jumped");
+      assert.ok(Math.abs(systemClock.wallNow!() - (realNow() - 600_000)) < 1_000);
+    } finally {
+      Date.now = realNow;
+    }
   });
 });

@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { ConfigurationError } from "../../src/api/errors";
 import { formatRateLimit, parseRateLimit } from "../../src/api/rateLimit";
-import { MIN_TIME_SCALE, readSetting, resolveConfig, timeScale } from "../../src/config";
+import {
+  configureFromStack,
+  defaultOrganizationId,
+  MIN_TIME_SCALE,
+  readSetting,
+  resolveConfig,
+  stackSetting,
+  timeScale,
+} from "../../src/config";
 
 /*
  * The configuration (src/config): what each missing or invalid setting says, and the settings
@@ -160,5 +168,33 @@ describe("configuration messages", () => {
       readSetting("apiKeyId", () => "", { DBCLOUD_API_KEY_ID: "e" }),
       "e",
     );
+  });
+});
+
+describe("configure: the stack config a provider host receives", () => {
+  const config = (values: Record<string, string>) => ({ config: { get: (key: string) => values[key] } });
+  const saved = process.env.DBCLOUD_ORGANIZATION_ID;
+  beforeEach(() => delete process.env.DBCLOUD_ORGANIZATION_ID);
+  afterEach(() => {
+    if (saved === undefined) delete process.env.DBCLOUD_ORGANIZATION_ID;
+    else process.env.DBCLOUD_ORGANIZATION_ID = saved;
+    configureFromStack(config({}));
+  });
+
+  it("replaces the config kept before: a key removed from the stack's config is unset", () => {
+    configureFromStack(config({ "dbcloud:organizationId": ORG, "dbcloud:rateLimit": "5/1s" }));
+    assert.equal(defaultOrganizationId(), ORG);
+    assert.equal(stackSetting("dbcloud:rateLimit"), "5/1s");
+    configureFromStack(config({ "dbcloud:rateLimit": "off" }));
+    assert.equal(stackSetting("dbcloud:organizationId"), undefined);
+    assert.equal(defaultOrganizationId(), undefined, "not the organization of the config before");
+    assert.equal(stackSetting("dbcloud:rateLimit"), "off");
+  });
+
+  it("a key removed from the stack's config falls back to its environment variable", () => {
+    configureFromStack(config({ "dbcloud:organizationId": ORG }));
+    process.env.DBCLOUD_ORGANIZATION_ID = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b";
+    configureFromStack(config({}));
+    assert.equal(defaultOrganizationId(), "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b");
   });
 });

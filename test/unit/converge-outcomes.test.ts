@@ -138,6 +138,43 @@ describe("converge: what it returns and how it fails", () => {
     assert.equal(error.kind, "api");
   });
 
+  it("every command's answer lost, GETs working: past the bound it keeps looking, and succeeds once the service is there", async () => {
+    const lost = () =>
+      Object.assign(
+        new ServerError({ status: 502, message: "502 (PATCH /x)", method: "PATCH", path: "/x" }),
+        {
+          possiblyApplied: true,
+        },
+      );
+    // GET lags behind: stopped after every lost start, and once more after the third.
+    const gets = ["stopped", "stopped", "stopped", "stopped", "stopped", "starting", "running"];
+    const s = scripted(gets, [lost(), lost(), lost()]);
+    const result = await converge(request(), s.deps);
+    assert.equal(result.service.state, "running");
+    assert.deepEqual(s.calls, [
+      ...["GET", "PATCH start", "GET", "PATCH start", "GET", "PATCH start"],
+      ...["GET", "GET", "GET", "GET"],
+    ]);
+    assert.equal(result.lastCommand?.command, "start", "the lost start, for the next converge");
+    assert.ok(s.info.some((line) => /the answer to start was lost \(502 \(PATCH \/x\)\)/.test(line)));
+  });
+
+  it("every command's answer lost and the service never there: a timeout recording what the last GET showed", async () => {
+    const lost = Object.assign(
+      new ServerError({ status: 502, message: "502 (PATCH /x)", method: "PATCH", path: "/x" }),
+      { possiblyApplied: true },
+    );
+    const s = scripted(["stopped", "stopped", "stopped", "stopped", "starting"], [lost, lost, lost]);
+    const error = await convergeError(converge(request({ timeoutMs: 60_000 }), s.deps));
+    assert.equal(error.kind, "timeout");
+    assert.equal(error.commandAccepted, true);
+    assert.equal(error.service?.state, "starting");
+    assert.match(
+      error.message,
+      /after 3 start command\(s\) whose answers were lost \(last: 502 \(PATCH \/x\)\): it is starting\./,
+    );
+  });
+
   it("an API failure that cannot have applied anything is no command accepted", async () => {
     const refused = new ServerError({ status: 503, message: "503", method: "GET", path: "/x" });
     const error = await convergeError(converge(request(), scripted([refused]).deps));

@@ -3,7 +3,7 @@ import { type CallOptions, type ServiceCommand } from "../../src/api/client";
 import { type Clock } from "../../src/api/clock";
 import { BadRequestError, ServerError } from "../../src/api/errors";
 import { converge, ConvergeError, DEFAULT_TUNING, type ConvergeRequest } from "../../src/provider/converge";
-import type { SentCommand } from "../../src/provider/lastCommand";
+import { lastCommandFromOutputs, type SentCommand } from "../../src/provider/lastCommand";
 
 /*
  * The converger after a command sent before it (recorded in the outputs): within the grace
@@ -14,6 +14,8 @@ import type { SentCommand } from "../../src/provider/lastCommand";
 const ORG = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
 const ID = "4a3b2c1d-0e9f-4a8b-8c7d-6e5f4a3b2c1d";
 const T0 = 1_000_000;
+/** The wall clock at T0: another timeline than the monotonic one. */
+const WALL0 = Date.parse("2026-03-01T12:00:00.000Z");
 const GRACE = DEFAULT_TUNING.commandGraceMs;
 
 type Answer = string | Error;
@@ -24,6 +26,7 @@ function scripted(gets: Answer[], patches: Answer[] = []) {
   let now = T0;
   const clock: Clock = {
     now: () => now,
+    wallNow: () => WALL0 + now - T0,
     sleep: async (ms) => {
       now += ms;
     },
@@ -62,7 +65,7 @@ const request = (overrides: Partial<ConvergeRequest> = {}): ConvergeRequest => (
   ...overrides,
 });
 /** A start sent 2 s before the converge begins. */
-const recentStart: SentCommand = { command: "start", atMs: T0 - 2_000, seen: false };
+const recentStart: SentCommand = { command: "start", atMs: T0 - 2_000, wallMs: WALL0 - 2_000, seen: false };
 
 describe("converge: a read that may predate the command sent before it", () => {
   it("after a recorded start, stopped does not satisfy stopped: it polls until the start shows, then stops", async () => {
@@ -84,7 +87,10 @@ describe("converge: a read that may predate the command sent before it", () => {
   it("after a recorded stop, running does not satisfy running: it waits for the stop to show, then starts", async () => {
     const s = scripted(["running", "stopping", "stopped", "running"], ["starting"]);
     const result = await converge(
-      request({ desired: "running", lastCommand: { command: "stop", atMs: T0 - 1, seen: false } }),
+      request({
+        desired: "running",
+        lastCommand: { command: "stop", atMs: T0 - 1, wallMs: WALL0 - 1, seen: false },
+      }),
       s.deps,
     );
     assert.deepEqual(s.calls, ["GET running", "GET stopping", "GET stopped", "PATCH start", "GET running"]);
@@ -124,7 +130,10 @@ describe("converge: a read that may predate the command sent before it", () => {
   });
 
   it("a record from before the grace period, or none, changes nothing: one GET", async () => {
-    for (const lastCommand of [{ command: "start" as const, atMs: T0 - GRACE, seen: false }, undefined]) {
+    for (const lastCommand of [
+      { command: "start" as const, atMs: T0 - GRACE, wallMs: WALL0 - GRACE, seen: false },
+      undefined,
+    ]) {
       const s = scripted(["stopped"]);
       await converge(request({ lastCommand }), s.deps);
       assert.deepEqual(s.calls, ["GET stopped"]);
@@ -132,10 +141,13 @@ describe("converge: a read that may predate the command sent before it", () => {
     }
   });
 
-  it("a record later than the clock's now (another machine's clock) is no record: one GET", async () => {
+  it("a record stored with a time from the future (another machine's clock, a stepped wall clock) counts as sent now", async () => {
     const s = scripted(["stopped"]);
-    await converge(request({ lastCommand: { command: "start", atMs: T0 + 60_000, seen: false } }), s.deps);
-    assert.deepEqual(s.calls, ["GET stopped"]);
+    const sentAt = new Date(WALL0 + 600_000).toISOString();
+    const lastCommand = lastCommandFromOutputs({ command: "start", sentAt, seen: false }, s.deps.clock);
+    await converge(request({ lastCommand }), s.deps);
+    assert.equal(s.now(), T0 + GRACE, "one grace period from now, not ten minutes more");
+    assert.deepEqual(s.calls, Array(7).fill("GET stopped"));
   });
 
   it("once a read has shown the command, a later stopped is real (someone stopped it): start at once", async () => {
@@ -197,10 +209,14 @@ describe("converge: a read that may predate the command sent before it", () => {
 });
 
 describe("converge: the last command it sent, for the outputs", () => {
-  it("waitForState false: the command it sent and when, by its clock", async () => {
+  it("waitForState false: the command it sent and when, by its monotonic and its wall clock", async () => {
     const s = scripted(["stopped"], ["starting"]);
     const result = await converge(request({ desired: "running", waitForState: false }), s.deps);
-    assert.deepEqual(result.lastCommand, { command: "start", atMs: T0, seen: false }, "no GET showed it");
+    assert.deepEqual(
+      result.lastCommand,
+      { command: "start", atMs: T0, wallMs: WALL0, seen: false },
+      "no GET showed it",
+    );
     assert.equal(result.service.state, "starting");
   });
 
@@ -208,7 +224,7 @@ describe("converge: the last command it sent, for the outputs", () => {
     // Someone starts it again after the first stop: a second stop.
     const s = scripted(["running", "stopping", "running", "stopped"], ["stopping", "stopping"]);
     const result = await converge(
-      request({ lastCommand: { command: "start", atMs: T0 - GRACE, seen: false } }),
+      request({ lastCommand: { command: "start", atMs: T0 - GRACE, wallMs: WALL0 - GRACE, seen: false } }),
       s.deps,
     );
     assert.deepEqual(result.commands, ["stop", "stop"]);
@@ -221,13 +237,17 @@ describe("converge: the last command it sent, for the outputs", () => {
       new ServerError({ status: 502, message: "502 (PATCH /x)", method: "PATCH", path: "/x" }),
       { possiblyApplied: true },
     );
-    const s = scripted(["stopped"], [lost]);
-    const error = await converge(request({ desired: "running" }), s.deps).then(
+    const s = scripted(["stopped"], [lost, lost, lost]);
+    const error = await converge(request({ desired: "running", timeoutMs: 60_000 }), s.deps).then(
       () => assert.fail("expected a failure"),
       (e: unknown) => e as ConvergeError,
     );
     assert.equal(error.commandAccepted, true);
-    assert.deepEqual(error.lastCommand, { command: "start", atMs: T0, seen: false });
+    assert.equal(s.calls.filter((call) => call === "PATCH start").length, 3);
+    const last = error.lastCommand!;
+    assert.deepEqual({ ...last, atMs: 0, wallMs: 0 }, { command: "start", atMs: 0, wallMs: 0, seen: false });
+    assert.ok(last.atMs > T0, "the third one's time");
+    assert.equal(last.wallMs - WALL0, last.atMs - T0, "and on the wall clock the same moment");
   });
 
   it("a PATCH refused without applying (a 400) is no last command", async () => {

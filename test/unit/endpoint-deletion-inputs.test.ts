@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { UNKNOWN_VALUE } from "../../src/provider/inputs";
 import * as endpoint from "../../src/provider/reversePrivateEndpointDeletion";
 import { loadSecondCopy } from "../helpers/secondCopy";
+import { endpointIdOf } from "../helpers/endpointId";
 
 /*
  * What ReversePrivateEndpointDeletion's entry points accept, without any API call: check, diff
@@ -55,14 +56,23 @@ describe("ReversePrivateEndpointDeletion diff, update and check", () => {
   });
 
   it("update re-validates and returns the inputs with the default timeout", async () => {
-    assert.deepEqual(await endpoint.update("x", props, { ...props }), {
+    assert.deepEqual(await endpoint.update(endpointIdOf({ ...props }), props, { ...props }), {
       outs: { ...props, timeoutSeconds: 300 },
     });
-    assert.deepEqual(await endpoint.update("x", props, { ...props, timeoutSeconds: 5 }), {
-      outs: { ...props, timeoutSeconds: 5 },
-    });
+    assert.deepEqual(
+      await endpoint.update(endpointIdOf({ ...props, timeoutSeconds: 5 }), props, {
+        ...props,
+        timeoutSeconds: 5,
+      }),
+      {
+        outs: { ...props, timeoutSeconds: 5 },
+      },
+    );
     await assert.rejects(
-      endpoint.update("x", props, { ...props, timeoutSeconds: Number.NaN }),
+      endpoint.update(endpointIdOf({ ...props, timeoutSeconds: Number.NaN }), props, {
+        ...props,
+        timeoutSeconds: Number.NaN,
+      }),
       (error: Error) =>
         error.message.startsWith(
           "ReversePrivateEndpointDeletion update: refusing to act on invalid properties",
@@ -122,7 +132,7 @@ describe("ReversePrivateEndpointDeletion as a provider host loads it afresh", ()
 
   it("update and diff take an absent timeout as the default", async () => {
     const copy = fresh();
-    assert.deepEqual(await copy.update("x", props, { ...props }), {
+    assert.deepEqual(await copy.update(endpointIdOf({ ...props }), props, { ...props }), {
       outs: { ...props, timeoutSeconds: 300 },
     });
     assert.equal((await copy.diff("x", { ...props, timeoutSeconds: 300 }, { ...props })).changes, false);
