@@ -42,6 +42,7 @@ export function cancelAll(): void {
  */
 export const cancellableClock: Clock = {
   now: () => systemClock.now(),
+  wallNow: () => Date.now(),
   sleep: async (ms) => {
     const signal = cancellationSignal();
     const delay = Math.min(MAX_TIMER_MS, Math.max(0, Number.isFinite(ms) ? ms : 0));

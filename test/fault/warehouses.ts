@@ -88,7 +88,7 @@ export function memberFlips(mix: WarehouseMix): fc.Arbitrary<MemberFlip> {
 
 /**
  * The converge's error when it ended waiting on a warehouse (the last command was refused by a
- * warehouse rule and nothing failed since): it names the warehouse and what must happen first.
+ * warehouse rule, the refusal reached the client, and nothing failed since): it names the warehouse and what must happen first.
  * Undefined when the error ended otherwise, and the usual checks apply.
  */
 export function warehouseWaitProblems(
@@ -99,6 +99,8 @@ export function warehouseWaitProblems(
   const patches = entries.filter((entry) => entry.method === "PATCH");
   const refused = patches[patches.length - 1];
   if (refused?.warehouseRefusal === undefined || refused.serviceId === undefined) return undefined;
+  // A refusal whose answer was dropped or stalled never reached the client: nothing to name.
+  if (typeof refused.status !== "number") return undefined;
   const after = entries.slice(entries.indexOf(refused) + 1);
   if (after.some((entry) => entry.status !== 200)) return undefined;
   const warehouse = String(world.emulator.service(refused.serviceId)?.dataWarehouseId);

@@ -97,11 +97,29 @@ describe("a deep answer through the resources", function () {
     await fixture.close();
   });
 
-  it("a PATCH the server applied, answered 50,000 levels deep: create fails and records the resource", async () => {
+  it("a PATCH the server applied, answered 50,000 levels deep: possibly applied, so create looks again and succeeds", async () => {
     const serviceId = fixture.seedService({ name: "deep", state: "stopped" });
     fixture.emulator.injectFault({ route: "changeState", malformed: "deep", times: Infinity });
-    const props = { organizationId: fixture.organizationId, serviceId, state: "running", timeoutSeconds: 3 };
-    const error = (await failureOf(provider.serviceRunStateCreate(props))) as Error & { id?: string };
+    const props = { organizationId: fixture.organizationId, serviceId, state: "running", timeoutSeconds: 10 };
+    const { outs } = await provider.serviceRunStateCreate(props);
+    assert.equal(outs.observedState, "running");
+    assert.equal(
+      (outs.lastCommand as { command: string }).command,
+      "start",
+      "the unreadable answer's command is recorded",
+    );
+    const patches = fixture.emulator.requests.filter((r) => r.method === "PATCH");
+    assert.equal(patches.length, 1, "the GETs showed it starting: no second command");
+  });
+
+  it("a PATCH answered 50,000 levels deep on a service that never gets there: the failure records the resource", async () => {
+    const serviceId = fixture.seedService({ name: "deep", state: "stopped" });
+    fixture.emulator.injectFault({ route: "changeState", malformed: "deep", times: Infinity });
+    fixture.emulator.setTransitions({ starting: 60_000 });
+    const props = { organizationId: fixture.organizationId, serviceId, state: "running", timeoutSeconds: 1 };
+    const error = (await failureOf(provider.serviceRunStateCreate(props)).finally(() =>
+      fixture.emulator.setTransitions({ starting: 300 }),
+    )) as Error & { id?: string };
     assert.equal(error.id, serviceId, `recorded (an init failure carrying the id): ${error.message}`);
     assert.notEqual(fixture.emulator.service(serviceId)?.state, "stopped", "the server did apply it");
   });

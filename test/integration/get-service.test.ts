@@ -11,7 +11,7 @@ import {
   ResponseValidationError,
   type Service,
 } from "../../src";
-import { MAX_SERVICE_DEPTH } from "../../src/resources/getService";
+import { MAX_JSON_DEPTH } from "../../src/api/transport";
 import { startHostileServer } from "../helpers/hostileServer";
 import { serviceSchema } from "../../src/api/schemas";
 import { captureProgram } from "../../src/engine-driver/capture";
@@ -188,7 +188,7 @@ describe("getService and getServiceOutput against the emulator", function () {
         error instanceof ResponseValidationError &&
         error.message ===
           `Unexpected response to GET /v1/organizations/${ORG}/services/${FULL} (status 200, requestId r-deep): ` +
-            `(body): nests deeper than ${MAX_SERVICE_DEPTH} levels`;
+            `(body): nests deeper than ${MAX_JSON_DEPTH} levels`;
       await assert.rejects(
         inProgram(() => getService({ serviceId: FULL }), config),
         refused,
