@@ -52,9 +52,9 @@ export class ApiClient {
   private readonly log: (line: string) => void;
   private readonly budget: RateBudget | undefined;
   private readonly dispatcher: Dispatcher;
-  // Private fields: neither JSON nor inspect shows them.
-  readonly #authorization: string;
-  readonly #secrets: string[];
+  /** Non-enumerable (set in the constructor): neither JSON nor inspect shows them. */
+  declare private readonly authorization: string;
+  declare private readonly secrets: string[];
 
   constructor(options: ApiClientOptions) {
     const checked = checkApiUrl(options.apiUrl ?? "");
@@ -73,8 +73,10 @@ export class ApiClient {
     this.budget =
       options.budget ?? (limit ? sharedBudget(this.apiUrl, this.keyId, limit, this.clock) : undefined);
     this.dispatcher = options.dispatcher ?? sharedDispatcher(this.timeouts);
-    this.#authorization = basicAuthorization(options.keyId, options.keySecret);
-    this.#secrets = secretForms(options.keyId, options.keySecret);
+    Object.defineProperties(this, {
+      authorization: { value: basicAuthorization(options.keyId, options.keySecret) },
+      secrets: { value: secretForms(options.keyId, options.keySecret) },
+    });
   }
 
   /** GET /v1/organizations/{organizationId}/services/{serviceId} */
@@ -162,8 +164,8 @@ export class ApiClient {
     this.stats.attempts++;
     const result = await sendAttempt({
       ...call,
-      authorization: this.#authorization,
-      secrets: this.#secrets,
+      authorization: this.authorization,
+      secrets: this.secrets,
       dispatcher: this.dispatcher,
       timeouts: this.timeouts,
       totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs),
