@@ -19,8 +19,15 @@ import {
 import { serviceEnvelopeSchema, type ServiceEnvelope } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
 import { sendAttempt, type Attempt, type Operation } from "./transport";
-import { DEFAULT_TIMEOUTS, type ApiClientOptions, type AttemptTimeouts, type CallOptions } from "./options";
-import type { ClientStats, ServiceCommand, ServiceResult } from "./options";
+import {
+  DEFAULT_TIMEOUTS,
+  type ApiClientOptions,
+  type AttemptTimeouts,
+  type CallOptions,
+  type ClientStats,
+  type ServiceCommand,
+  type ServiceResult,
+} from "./options";
 
 // The provider and tests take these from the client's module; the root takes them from options.ts.
 export { DEFAULT_TIMEOUTS } from "./options";

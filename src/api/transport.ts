@@ -79,8 +79,7 @@ export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>
 type Answer = Awaited<ReturnType<typeof receive>>;
 
 function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
-  const { status, headers, text, json, requestId } = answer;
-  const label = String(status);
+  const { status, headers, text, json, requestId, label } = answer;
   if (req.schema === "any") return { ok: true, value: undefined as T, requestId, label };
   const problem = unusable(answer, req.secrets);
   // Redacted before validation: a Service field echoing the secret never reaches an output.
@@ -88,8 +87,7 @@ function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
     ? { success: false as const, issues: [problem] }
     : req.schema.safeParse(redactParsed(text, json, req.secrets));
   if (parsed.success) return { ok: true, value: parsed.data, requestId, label };
-  const { method, path, secrets } = req;
-  const init = { method, path, status, requestId, issues: parsed.issues, headers: kept(headers, secrets) };
+  const init = { ...answer.where, status, requestId, issues: parsed.issues };
   return { ok: false, error: new ResponseValidationError(init), sent: true, headers, label };
 }
 
@@ -103,27 +101,12 @@ function unusable({ bytes, text, json }: Answer, secrets: readonly string[]): st
 }
 
 function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<never> {
-  const { status, headers, text, json, requestId } = answer;
-  const { method, path, secrets } = req;
+  const { status, headers, text, json, requestId, label } = answer;
   const envelope = errorEnvelopeSchema.safeParse(json);
   const raw = envelope.success && envelope.data.error ? envelope.data.error : text.trim();
-  const serverMessage = raw ? truncate(redactSecrets(raw, secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
-  const error = createApiError({
-    status,
-    serverMessage,
-    requestId,
-    method,
-    path,
-    headers: kept(headers, secrets),
-  });
-  return {
-    ok: false,
-    error,
-    outcome: { kind: "status", status },
-    sent: true,
-    headers,
-    label: String(status),
-  };
+  const serverMessage = raw ? truncate(redactSecrets(raw, req.secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
+  const error = createApiError({ ...answer.where, status, serverMessage, requestId });
+  return { ok: false, error, outcome: { kind: "status", status }, sent: true, headers, label };
 }
 
 /** Why an exchange ended early when its time ran out (compared by identity, never shown). */
@@ -162,11 +145,17 @@ async function receive(req: AttemptRequest<unknown>, signal: AbortSignal) {
     headersTimeout: req.timeouts.headersMs,
     bodyTimeout: req.timeouts.bodyMs,
   });
-  const headers = flattenHeaders(response.headers);
+  // undici names headers in lower case; a repeated header's values come as a list.
+  const headers = Object.fromEntries(
+    Object.entries(response.headers).map(([name, value]) => [name, [value].flat().join(", ")]),
+  );
   const { text, bytes } = await readCapped(response.body);
   const json = parseJson(text);
+  const status = response.statusCode;
   const requestId = pickRequestId(json, headers, req.secrets);
-  return { status: response.statusCode, headers, text, bytes, json, requestId };
+  // What an error names and keeps: the kept headers, redacted and truncated.
+  const where = { method: req.method, path: req.path, headers: kept(headers, req.secrets) };
+  return { status, label: String(status), headers, text, bytes, json, requestId, where };
 }
 
 /** Leaving the loop early destroys the stream: a huge answer costs the cap in memory, not its size. */
@@ -226,15 +215,6 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
   return { ok: false, error, outcome: { kind }, sent, headers: {}, label: kind };
 }
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-/** The kept headers of an answer, redacted and truncated. */
 function kept(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
   const names = Object.keys(headers).filter((name) => KEPT_HEADER.test(name));
   return Object.fromEntries(
