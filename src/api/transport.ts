@@ -21,7 +21,15 @@ export const MAX_REQUEST_ID_CHARS = 100;
 /** Deepest nesting of a usable 2xx body (a Service nests 4 levels): every walk over it stays shallow. */
 export const MAX_JSON_DEPTH = 64;
 /** The only response headers an error keeps (redacted): what retries and support tickets need. */
-const KEPT_HEADER = /^(?:content-type|date|retry-after|x-ratelimit-(?:limit|remaining|reset)|x-request-id)$/;
+const KEPT_HEADERS = [
+  "content-type",
+  "date",
+  "retry-after",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
+  "x-request-id",
+];
 
 /** What one operation sends, and how its answer is read. */
 export interface Operation<T> {
@@ -216,7 +224,7 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
 }
 
 function kept(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
-  const names = Object.keys(headers).filter((name) => KEPT_HEADER.test(name));
+  const names = KEPT_HEADERS.filter((name) => headers[name] !== undefined);
   return Object.fromEntries(
     names.map((name) => [name, truncate(redactSecrets(headers[name], secrets), 200)]),
   );
