@@ -16,7 +16,7 @@ import {
   type AttemptCounts,
   type RetryPolicy,
 } from "./retry";
-import { serviceEnvelopeSchema } from "./schemas";
+import { serviceEnvelopeSchema, type ServiceEnvelope } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
 import { sendAttempt, type Attempt, type Operation } from "./transport";
 import {
@@ -29,16 +29,15 @@ import {
   type ServiceResult,
 } from "./options";
 
-// What the provider and tests take from the client's module (the root takes them from options.ts).
+// The provider and tests take these from the client's module; the root takes them from options.ts.
 export { DEFAULT_TIMEOUTS } from "./options";
 export type { ApiClientOptions, ApplyBudget, CallOptions, RequestOptions, ServiceCommand } from "./options";
 
-/** The operations' path templates: the path sent must match its template exactly. */
 const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
 const STATE_PATH = `${SERVICE_PATH}/state`;
 const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePrivateEndpointId}`;
 
-/** Answers that say the server refused the request without applying it, every 4xx: they do not use up an ApplyBudget. */
+/** Every 4xx says the server refused the request without applying it: it uses up no ApplyBudget. */
 const REFUSAL = /^4\d\d$/;
 
 /**
@@ -60,20 +59,17 @@ export class ApiClient {
   private readonly log: (line: string) => void;
   private readonly budget: RateBudget | undefined;
   private readonly dispatcher: Dispatcher;
-  /** Non-enumerable fields (set in the constructor): neither JSON nor inspect shows them. */
+  /** Non-enumerable (set in the constructor): neither JSON nor inspect shows them. */
   declare private readonly authorization: string;
   declare private readonly secrets: string[];
 
   constructor(options: ApiClientOptions) {
-    const problems: string[] = [];
     const checked = checkApiUrl(options.apiUrl ?? "");
-    if ("problems" in checked) problems.push(`apiUrl: ${checked.problems.join("; ")}`);
+    const problems = "problems" in checked ? [`apiUrl: ${checked.problems.join("; ")}`] : [];
     if (!options.keyId) problems.push("keyId: the API key ID is required");
     if (!options.keySecret) problems.push("keySecret: the API key secret is required");
-    if (problems.length) throw new ConfigurationError(problems);
-
-    // No problems were found above, so checkApiUrl returned the URL.
-    this.apiUrl = (checked as { url: string }).url;
+    if (problems.length || !("url" in checked)) throw new ConfigurationError(problems);
+    this.apiUrl = checked.url;
     this.keyId = options.keyId;
     this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -97,9 +93,7 @@ export class ApiClient {
     options: CallOptions = {},
   ): Promise<ServiceResult> {
     const path = servicePath(organizationId, serviceId);
-    const operation = { method: "GET", template: SERVICE_PATH, path, schema: serviceEnvelopeSchema };
-    const { value, requestId } = await this.send(operation, options);
-    return { service: value.result, requestId };
+    return this.sendForService({ method: "GET", template: SERVICE_PATH, path }, options);
   }
 
   /** PATCH /v1/organizations/{organizationId}/services/{serviceId}/state with `{command}` */
@@ -113,15 +107,7 @@ export class ApiClient {
       throw new TypeError(`command must be "start" or "stop", got ${JSON.stringify(command)}`);
     }
     const path = `${servicePath(organizationId, serviceId)}/state`;
-    const operation = {
-      method: "PATCH",
-      template: STATE_PATH,
-      path,
-      body: { command },
-      schema: serviceEnvelopeSchema,
-    };
-    const { value, requestId } = await this.send(operation, options);
-    return { service: value.result, requestId };
+    return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }
 
   /**
@@ -146,11 +132,16 @@ export class ApiClient {
     return { apiUrl: this.apiUrl, keyId: this.keyId };
   }
 
-  /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
-  private async send<T>(
-    operation: Operation<T>,
+  private async sendForService(
+    operation: Omit<Operation<ServiceEnvelope>, "schema">,
     options: CallOptions,
-  ): Promise<{ value: T; requestId: string | undefined }> {
+  ): Promise<ServiceResult> {
+    const { value, requestId } = await this.send({ ...operation, schema: serviceEnvelopeSchema }, options);
+    return { service: value.result, requestId };
+  }
+
+  /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
+  private async send<T>(operation: Operation<T>, options: CallOptions) {
     const call: Call<T> = {
       ...operation,
       options,
@@ -188,7 +179,6 @@ export class ApiClient {
     });
     slot?.answered();
     this.stats.outcomes[result.label] = (this.stats.outcomes[result.label] ?? 0) + 1;
-    // Only a request that may have reached the server counts: not one that never left the queue.
     const sent = result.ok || result.sent;
     if (applyBudget && sent && !REFUSAL.test(result.label)) applyBudget.used++;
     if (!result.ok) {
@@ -214,11 +204,9 @@ export class ApiClient {
   }
 
   /** The wait before the next attempt after `result`; throws its error when it is not retried. */
-  private retryDelayOrFail(call: Call<unknown>, result: FailedAttempt): number {
+  private retryDelayOrFail(call: Call<unknown>, result: Extract<Attempt<unknown>, { ok: false }>): number {
     const { outcome } = result;
-    // An answer that arrived but did not fit is not retried.
     if (!outcome) this.fail(call, result.error);
-    const { deadline } = call.options;
     const now = this.clock.now();
     // A server's date is wall-clock time: only the wall clock turns it into a wait.
     const serverDelayMs = serverRequestedDelayMs(
@@ -232,12 +220,9 @@ export class ApiClient {
       this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
     }
     const attempt = countAttempt(call.counts, outcome);
-    const delayMs = retryDelayMs({
-      retry: attempt,
-      policy: this.retryPolicy,
-      serverDelayMs,
-      random: this.random,
-    });
+    const policy = this.retryPolicy;
+    const delayMs = retryDelayMs({ retry: attempt, policy, serverDelayMs, random: this.random });
+    const { deadline } = call.options;
     const retry = shouldRetry({
       method: call.method,
       path: call.template,
@@ -245,17 +230,14 @@ export class ApiClient {
       attempt,
       elapsedMs: now - call.started,
       nextDelayMs: delayMs,
-      policy: this.retryPolicy,
+      policy,
       remainingMs: deadline === undefined ? undefined : deadline - now,
     });
     if (!retry) this.fail(call, result.error);
     this.stats.retries++;
-    const count = rateLimited
-      ? `${attempt} rate limited`
-      : `attempt ${attempt + 1} of ${this.retryPolicy.maxAttempts}`;
-    this.log(
-      `${call.method} ${call.path}: ${describeOutcome(outcome)}; retrying in ${(delayMs / 1000).toFixed(1)}s (${count})`,
-    );
+    const count = rateLimited ? `${attempt} rate limited` : `attempt ${attempt + 1} of ${policy.maxAttempts}`;
+    const seconds = (delayMs / 1000).toFixed(1);
+    this.log(`${call.method} ${call.path}: ${describeOutcome(outcome)}; retrying in ${seconds}s (${count})`);
     return delayMs;
   }
 
@@ -265,7 +247,6 @@ export class ApiClient {
     throw error;
   }
 
-  /** The call is out of time: its last attempt's error, or a timeout saying why. */
   private outOfTime(call: Call<unknown>, detail: string): never {
     this.stop(call, ApiTimeoutError, `Timed out (${call.method} ${call.path}): ${detail}`);
   }
@@ -277,7 +258,6 @@ export class ApiClient {
   }
 }
 
-/** The path of a service, its ids checked. */
 function servicePath(organizationId: string, serviceId: string): string {
   return `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
 }
@@ -285,14 +265,11 @@ function servicePath(organizationId: string, serviceId: string): string {
 /** One call in progress: what is sent, and what its attempts so far have shown. */
 interface Call<T> extends Operation<T> {
   options: CallOptions;
-  /** The checked URL to send. */
   url: string;
   started: number;
   /** Some attempt got no definite answer: the server may have applied the request. */
   possiblyApplied: boolean;
   lastError: ApiError | ResponseValidationError | undefined;
-  /** Attempts so far, 429s apart from every other failure. */
+  /** 429s apart from every other failure. */
   counts: AttemptCounts;
 }
-
-type FailedAttempt = Extract<Attempt<unknown>, { ok: false }>;

@@ -1,9 +1,6 @@
-/**
- * The package's errors: `DbcloudError` beneath every one, `ApiError` and one subclass per kind
- * of HTTP failure (chosen by `createApiError`), `ResponseValidationError` for an answer that does
- * not fit, and `ConfigurationError` for bad input found before anything is sent. An API error's
- * message reads `<status> <server message> (<METHOD> <path>, requestId <id>)`; no message carries
- * the Authorization header or the key secret.
+/*
+ * An API error's message reads `<status> <server message> (<METHOD> <path>, requestId <id>)`;
+ * no message carries the Authorization header or the key secret.
  */
 
 /** Base class of every error this package throws: one `instanceof` catches them all. */
@@ -14,25 +11,14 @@ export class DbcloudError extends Error {
   }
 }
 
-/** What an `ApiError` is built from (the client's factory fills it; tests may too). */
-export interface ApiErrorInit {
-  /** HTTP status, or undefined when no response arrived. */
-  status: number | undefined;
-  /** The whole message, already redacted. */
-  message: string;
-  /** The server's own description (the envelope's `error`), redacted and truncated. */
-  serverMessage?: string;
-  /** The answer's `requestId`, redacted and truncated. */
-  requestId?: string;
-  /** HTTP method of the request. */
-  method: string;
-  /** Path of the request, relative to the base URL. */
-  path: string;
-  /** Allowlisted response headers, redacted. */
-  headers?: Record<string, string>;
-  /** What caused it (rebuilt from redacted text for transport errors). */
-  cause?: unknown;
-}
+/** What an `ApiError` is built from (`createApiError` fills it from a response). */
+export type ApiErrorInit = Pick<ApiError, "status" | "method" | "path"> &
+  Partial<Pick<ApiError, "serverMessage" | "requestId" | "headers">> & {
+    /** The whole message, already redacted. */
+    message: string;
+    /** What caused it (rebuilt from redacted text for transport errors). */
+    cause?: unknown;
+  };
 
 /** Base class of every error of an HTTP exchange with the API; `instanceof` picks the kind. */
 export class ApiError extends DbcloudError {
@@ -86,10 +72,7 @@ export class ApiConnectionError extends ApiError {}
 /** No response in time: connect, headers or body timeout. */
 export class ApiTimeoutError extends ApiError {}
 
-/**
- * The request worked but the answer did not fit the schema. Not an ApiError: the exchange is
- * fine, the data is not.
- */
+/** The request worked but the answer did not fit: not an ApiError, the exchange is fine, the data is not. */
 export class ResponseValidationError extends DbcloudError {
   /** HTTP status of the answer (a 2xx). */
   readonly status: number;
@@ -105,14 +88,10 @@ export class ResponseValidationError extends DbcloudError {
   readonly headers: Record<string, string>;
   /** The answer was a 2xx: for PATCH and DELETE the server applied the request, most likely. */
   possiblyApplied = false;
-  constructor(init: {
-    status: number;
-    requestId?: string;
-    method: string;
-    path: string;
-    issues: string[];
-    headers?: Record<string, string>;
-  }) {
+  constructor(
+    init: Pick<ResponseValidationError, "status" | "method" | "path" | "issues"> &
+      Partial<Pick<ResponseValidationError, "requestId" | "headers">>,
+  ) {
     const message =
       `Unexpected response to ${init.method} ${init.path} (status ${init.status}` +
       `${init.requestId ? `, requestId ${init.requestId}` : ""}): ${init.issues.join("; ")}`;
@@ -152,14 +131,9 @@ export function errorClassForStatus(status: number): typeof ApiError {
 }
 
 /** The one factory: builds the right subclass for a response. */
-export function createApiError(init: {
-  status: number;
-  serverMessage?: string;
-  requestId?: string;
-  method: string;
-  path: string;
-  headers?: Record<string, string>;
-}): ApiError {
+export function createApiError(
+  init: Omit<ApiErrorInit, "status" | "message" | "cause"> & { status: number },
+): ApiError {
   const ErrorClass = errorClassForStatus(init.status);
   const detail = init.serverMessage ? ` ${init.serverMessage}` : "";
   const where = `${init.method} ${init.path}${init.requestId ? `, requestId ${init.requestId}` : ""}`;

@@ -1,16 +1,15 @@
-/** Input guards shared by the client and the resources' checks. */
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** True for a uuid string, any case. */
 export function isUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
 }
 
+const ENDPOINT_ID_RULE = "1 to 128 characters of letters, digits and . _ : ~ -, not dots alone";
+
 /**
- * Reverse private endpoint ids are not specified as uuids: 1 to 128 of letters, digits and
- * `. _ : ~ -`, and not made of dots alone. `.` and `..` are dot segments that URL normalisation
- * removes: `../` would aim a DELETE at the service itself. No `%`, `/` or `\\`, so nothing can be
- * decoded or re-encoded into another path.
+ * Endpoint ids are not specified as uuids. Not dots alone: URL normalisation removes `.` and `..`,
+ * and `../` would aim a DELETE at the service itself. No `%`, `/` or `\\`: nothing decodes into a path.
  */
 export function isEndpointId(value: unknown): value is string {
   return typeof value === "string" && /^[A-Za-z0-9._:~-]{1,128}$/.test(value) && !/^\.+$/.test(value);
@@ -18,20 +17,16 @@ export function isEndpointId(value: unknown): value is string {
 
 /** Throws a clear error unless `value` is a uuid; returns it percent-encoded for a path. */
 export function uuidSegment(name: string, value: unknown): string {
-  if (!isUuid(value)) {
-    throw new TypeError(
-      `${name} must be a uuid (like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b), got ${JSON.stringify(value)}`,
-    );
-  }
-  return encodeURIComponent(value);
+  return segment(name, value, isUuid, "a uuid (like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b)");
 }
 
+/** Throws a clear error unless `value` is an endpoint id; returns it percent-encoded for a path. */
 export function endpointSegment(name: string, value: unknown): string {
-  if (!isEndpointId(value)) {
-    throw new TypeError(
-      `${name} must be 1 to 128 characters of letters, digits and . _ : ~ -, not dots alone, got ${JSON.stringify(value)}`,
-    );
-  }
+  return segment(name, value, isEndpointId, ENDPOINT_ID_RULE);
+}
+
+function segment(name: string, value: unknown, valid: (value: unknown) => value is string, rule: string) {
+  if (!valid(value)) throw new TypeError(`${name} must be ${rule}, got ${JSON.stringify(value)}`);
   return encodeURIComponent(value);
 }
 
@@ -39,15 +34,12 @@ export function endpointSegment(name: string, value: unknown): string {
 const TEMPLATE_SEGMENT = "(?!\\.+(?:/|$))[A-Za-z0-9._:~-]{1,128}";
 
 /**
- * The last line before a request leaves: the URL about to be sent must have exactly the path
- * built from the operation's template (`/v1/organizations/{organizationId}/...`), with no
- * normalisation, decoding or re-encoding having changed it, and no query or fragment. Returns
- * the URL to send; throws, sending nothing, on any difference.
+ * The last line before a request leaves: the URL to send must have exactly the path built from
+ * the template, unchanged by normalisation, decoding or re-encoding, and no query or fragment.
  */
 export function checkedRequestUrl(apiUrl: string, template: string, path: string): string {
   const pattern = new RegExp(`^${template.replace(/\{[A-Za-z]+\}/g, TEMPLATE_SEGMENT)}$`);
   const base = new URL(apiUrl);
-  // The base URL was checked (checkApiUrl): it has no trailing slash, so only a root path's "/" goes.
   const basePath = base.pathname === "/" ? "" : base.pathname;
   const url = new URL(`${apiUrl}${path}`);
   if (

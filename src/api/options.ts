@@ -6,8 +6,6 @@ import type { RetryPolicy } from "./retry";
 import type { Service } from "./serviceTypes";
 import type { DispatcherTimeouts } from "./shared";
 
-/** The client's options, per-call options and results: the types of `ApiClient`'s surface. */
-
 /** The commands of the state-change operation (`awake` is outside this package's scope). */
 export type ServiceCommand = "start" | "stop";
 
@@ -53,10 +51,7 @@ export interface ApplyBudget {
 
 /** Per-call options of the three operations. */
 export interface RequestOptions {
-  /**
-   * Absolute clock time that bounds the whole call: waiting for the rate budget, every attempt
-   * and every retry. A call that cannot finish in time fails with `ApiTimeoutError`.
-   */
+  /** Clock time that bounds the whole call, budget waits and retries included (else `ApiTimeoutError`). */
   deadline?: number;
 }
 

@@ -1,8 +1,4 @@
-/**
- * Removes the credentials, in any encoding the server may echo them back in, from anything that
- * may reach an error, a log line, an output or state.
- */
-
+/** What replaces a credential in anything that may reach an error, a log line, an output or state. */
 export const REDACTED = "[REDACTED]";
 
 /** Secrets shorter than this are not searched for: they would blank out ordinary words. */
@@ -13,10 +9,7 @@ export function basicAuthorization(keyId: string, keySecret: string): string {
   return `Basic ${Buffer.from(`${keyId}:${keySecret}`).toString("base64")}`;
 }
 
-/**
- * Every form of the key secret and of its Basic token that could come back in text: raw,
- * base64 and base64url, JSON-escaped, URL-encoded (both `encodeURIComponent` and form encoding).
- */
+/** Every form of the key secret and of its Basic token that a server could echo back in text. */
 export function secretForms(keyId: string, keySecret: string): string[] {
   const token = basicAuthorization(keyId, keySecret).slice("Basic ".length);
   const forms = new Set<string>();
@@ -31,10 +24,7 @@ export function secretForms(keyId: string, keySecret: string): string[] {
   return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 
-/**
- * An Authorization header value in text: the name, any quoting and separator, the scheme, the
- * token (its JSON escapes included, so no tail of it survives).
- */
+/** An Authorization header value in text; the token's JSON escapes included, so no tail of it survives. */
 const AUTHORIZATION_VALUE =
   /(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+(?:[A-Za-z0-9+/=._~%-]|\\\/|\\u[0-9a-fA-F]{4})+/gi;
 
@@ -50,13 +40,11 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   return redacted === decoded ? raw : redacted;
 }
 
-/** One JSON string escape. */
 const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/g;
 
 function redactForms(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text.replace(AUTHORIZATION_VALUE, `$1$2 ${REDACTED}`);
   for (const secret of secrets) {
-    // The search comes first: most text holds no form, and a split allocates.
     if (secret && secret.length >= MIN_SECRET_LENGTH && out.includes(secret))
       out = out.split(secret).join(REDACTED);
   }
@@ -74,8 +62,8 @@ export function redactParsed(text: string, parsed: unknown, secrets: readonly st
 }
 
 /**
- * Redacts every string in a parsed JSON value (keys included) into a new value, whose
- * `Object.fromEntries` keeps a `__proto__` key a field. Recursive: callers bound the depth first.
+ * Redacts every string of a parsed JSON value, keys included (`Object.fromEntries` keeps a
+ * `__proto__` key a field). Recursive: callers bound the depth first.
  */
 export function redactDeep(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === "string") return redactSecrets(value, secrets);

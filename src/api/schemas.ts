@@ -4,19 +4,16 @@ import type { IpAccessListEntry, Service, ServiceEndpoint } from "./serviceTypes
 export type * from "./serviceTypes";
 
 /*
- * Response schemas, built once when the module loads. Unknown fields pass through (the real
- * service sends more than the spec lists), `null` is accepted wherever the real service may send
- * it, and `state` stays a plain string: the resources classify it, so a new state is not a parse
- * error. Every field of the spec comes back present, `null` when the API left it out.
+ * Unknown fields pass through (the real service sends more than the spec lists), and `state` stays
+ * a plain string: the resources classify it, so a new state is not a parse error.
  */
 
 /** A checked response: the value, normalised, or the problems found (`<path>: <message>` lines). */
 export type Checked<T> = { success: true; data: T } | { success: false; issues: string[] };
 
-/** What the client asks of a response schema. */
+/** What the client asks of a response schema; `parse` throws a TypeError listing the problems. */
 export interface ResponseSchema<T> {
   safeParse(value: unknown): Checked<T>;
-  /** The value, or throws a TypeError listing the problems. */
   parse(value: unknown): T;
 }
 
@@ -24,23 +21,20 @@ export interface ResponseSchema<T> {
 export const MAX_ISSUES = 20;
 
 /**
- * No list in a Service holds more items than this. zod keeps every problem it finds, so a list
- * of half a million wrong items in a 1 MiB body would cost hundreds of MB to describe; a longer
- * list is refused with one problem before its items are checked.
+ * No list in a Service holds more: zod keeps every problem it finds, so half a million wrong items
+ * in a 1 MiB body would cost hundreds of MB to describe. A longer list is one problem.
  */
 export const MAX_LIST_ITEMS = 10_000;
 
 /** Absent or null reads as null, so a parsed record has every field of its type. */
 const orNull = <T extends z.ZodType>(schema: T) => schema.nullable().default(null);
 const str = () => orNull(z.string());
-/** Finite numbers only (zod refuses Infinity and NaN). */
 const num = () => orNull(z.number());
 const bool = () => orNull(z.boolean());
 const list = <T extends z.ZodType>(item: T) =>
   orNull(z.array(z.unknown()).max(MAX_LIST_ITEMS).pipe(z.array(item)));
 
 const endpoint = z.looseObject({ protocol: str(), host: str(), port: num(), username: str() });
-
 const ipAccessListEntry = z.looseObject({ source: str(), description: str() });
 
 const service = z.looseObject({
@@ -79,11 +73,7 @@ const service = z.looseObject({
 });
 
 /** `{status, requestId, result}` with a Service: the answer of the state-change and read operations. */
-export interface ServiceEnvelope {
-  status: number;
-  requestId: string | null;
-  result: Service;
-}
+export type ServiceEnvelope = { status: number; requestId: string | null; result: Service };
 
 const serviceEnvelope = z.looseObject({
   status: z.number({ error: (issue) => (issue.input == null ? "required" : undefined) }),
@@ -109,8 +99,7 @@ const parseOptions = {
 
 /**
  * zod leaves an own `__proto__` key out of the records it builds (assigning one would set the
- * prototype); it is put back here as a field, as sent. Values zod passed through unchanged are
- * the sender's own and already hold it.
+ * prototype): put back here as a field. Values zod passed through unchanged already hold it.
  */
 function keepProtoFields(input: unknown, output: unknown): void {
   if (input === output || !input || !output || typeof input !== "object" || typeof output !== "object")
@@ -150,16 +139,12 @@ function responseSchema<T>(schema: z.ZodType<T>): ResponseSchema<T> {
 
 /** One endpoint of a Service: every field of the spec present, null when not sent. */
 export const serviceEndpointSchema = responseSchema<ServiceEndpoint>(endpoint);
-
 /** One IP access list entry of a Service: every field of the spec present, null when not sent. */
 export const ipAccessListEntrySchema = responseSchema<IpAccessListEntry>(ipAccessListEntry);
-
 /** A Service: every field of the spec present, null when not sent; unknown fields as sent. */
 export const serviceSchema = responseSchema<Service>(service);
-
 /** The read and state-change answer: a numeric status, a string or null request id, and a Service. */
 export const serviceEnvelopeSchema = responseSchema<ServiceEnvelope>(serviceEnvelope);
-
 /** `{status, error, requestId?}`: lenient, it only feeds error messages. */
 export const errorEnvelopeSchema = z.looseObject({
   status: z.number().nullish(),

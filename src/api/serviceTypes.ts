@@ -1,10 +1,6 @@
 /*
- * The types users see. Enumerations are unions of the spec's values that still accept a value
- * the API adds later (`(string & {})` keeps editor completion for the known ones); every field
- * is optional in the type (as in the spec) and nullable; a parsed Service has every field of the
- * spec present, `null` when the API left it out, so no value is `undefined` (the engine rejects
- * it in outputs). Fields the spec does not list pass through at run time, untyped (an index
- * signature would spoil the types of an `Output<Service>`'s lifted properties).
+ * Unlisted fields pass through at run time, untyped: an index signature would spoil the types of
+ * an `Output<Service>`'s lifted properties. A parsed Service holds no `undefined` (outputs refuse it).
  */
 
 /** A value the API may add later: any string, while editors still offer the known ones. */
@@ -87,88 +83,52 @@ export type EndpointProtocol = "https" | "nativesecure" | "mysql" | OpenString;
 
 /** One endpoint of a service: protocol, host, port and optional username. */
 export interface ServiceEndpoint {
-  /** Endpoint protocol. */
-  protocol?: EndpointProtocol | null;
-  /** Service host name. */
-  host?: string | null;
-  /** Numeric port. */
-  port?: number | null;
-  /** Optional username for the endpoint. */
-  username?: string | null;
+  /** Endpoint protocol. */ protocol?: EndpointProtocol | null;
+  /** Service host name. */ host?: string | null;
+  /** Numeric port. */ port?: number | null;
+  /** Optional username for the endpoint. */ username?: string | null;
 }
 
 /** One entry of a service's IP access list. */
 export interface IpAccessListEntry {
-  /** IP address or CIDR. */
-  source?: string | null;
-  /** Optional description of the address or CIDR. */
-  description?: string | null;
+  /** IP address or CIDR. */ source?: string | null;
+  /** Optional description of the address or CIDR. */ description?: string | null;
 }
 
 /** A service as the API returns it: every field of the spec (parsed: `null` when not sent). */
 export interface Service {
-  /** Unique service id (a uuid). */
-  id?: string | null;
-  /** Service name: alphanumeric with whitespace, up to 50 characters. */
-  name?: string | null;
-  /** Cloud provider. */
-  provider?: CloudProvider | null;
-  /** Service region. */
-  region?: ServiceRegion | null;
-  /** Current state. */
-  state?: ServiceState | null;
-  /** Database engine version of the service. */
-  databaseVersion?: string | null;
-  /** All service endpoints. */
-  endpoints?: ServiceEndpoint[] | null;
-  /** Deprecated by the API. */
-  tier?: ServiceTier | null;
-  /** Deprecated by the API. */
-  minTotalMemoryGb?: number | null;
-  /** Deprecated by the API. */
-  maxTotalMemoryGb?: number | null;
-  /** Minimum total memory of each replica during auto-scaling, in GB (8 to 356, multiple of 4). */
-  minReplicaMemoryGb?: number | null;
-  /** Maximum total memory of each replica during auto-scaling, in GB (8 to 356, multiple of 4). */
-  maxReplicaMemoryGb?: number | null;
-  /** Number of replicas (1 to 20). */
-  numReplicas?: number | null;
-  /** When true the service may scale down to zero when idle. */
-  idleScaling?: boolean | null;
-  /** Minimum idling timeout, in minutes (at least 5). */
-  idleTimeoutMinutes?: number | null;
-  /** IP addresses allowed to access the service. */
-  ipAccessList?: IpAccessListEntry[] | null;
-  /** ISO 8601 date-time. */
-  createdAt?: string | null;
-  /** Customer-provided disk encryption key: a secret. */
-  encryptionKey?: string | null;
-  /** Optional role used for disk encryption. */
-  encryptionAssumedRoleIdentifier?: string | null;
-  /** IAM role used for accessing objects in object storage. */
-  iamRole?: string | null;
-  /** Private endpoints of the service. */
-  privateEndpointIds?: string[] | null;
-  /** Private endpoint ids that can be attached to the service. */
-  availablePrivateEndpointIds?: string[] | null;
-  /** Data warehouse that contains this service. */
-  dataWarehouseId?: string | null;
-  /** True if this is the primary service in the data warehouse. */
-  isPrimary?: boolean | null;
-  /** True if read-only (only with a dataWarehouseId). */
-  isReadonly?: boolean | null;
-  /** Release channel (production services only). */
-  releaseChannel?: ReleaseChannel | null;
-  /** Id of a Bring Your Own Cloud region setup. */
-  byocId?: string | null;
-  /** True if Transparent Data Encryption is enabled. */
-  hasTransparentDataEncryption?: boolean | null;
-  /** Custom instance profile. */
-  profile?: ServiceProfile | null;
-  /** Id of the TDE key (only with TDE enabled). */
-  transparentDataEncryptionKeyId?: string | null;
-  /** Id of the IAM role used for encryption (only with TDE enabled). */
-  encryptionRoleId?: string | null;
-  /** Type of regulatory compliance. */
-  complianceType?: ComplianceType | null;
+  /** Unique service id (a uuid). */ id?: string | null;
+  /** Service name: alphanumeric with whitespace, up to 50 characters. */ name?: string | null;
+  /** Cloud provider. */ provider?: CloudProvider | null;
+  /** Service region. */ region?: ServiceRegion | null;
+  /** Current state. */ state?: ServiceState | null;
+  /** Database engine version of the service. */ databaseVersion?: string | null;
+  /** All service endpoints. */ endpoints?: ServiceEndpoint[] | null;
+  /** Deprecated by the API. */ tier?: ServiceTier | null;
+  /** Deprecated by the API. */ minTotalMemoryGb?: number | null;
+  /** Deprecated by the API. */ maxTotalMemoryGb?: number | null;
+  /** Least memory of a replica when scaling, in GB (8 to 356, a multiple of 4). */ minReplicaMemoryGb?:
+    number | null;
+  /** Most memory of a replica when scaling, in GB (8 to 356, a multiple of 4). */ maxReplicaMemoryGb?:
+    number | null;
+  /** Number of replicas (1 to 20). */ numReplicas?: number | null;
+  /** When true the service may scale down to zero when idle. */ idleScaling?: boolean | null;
+  /** Minimum idling timeout, in minutes (at least 5). */ idleTimeoutMinutes?: number | null;
+  /** IP addresses allowed to access the service. */ ipAccessList?: IpAccessListEntry[] | null;
+  /** ISO 8601 date-time. */ createdAt?: string | null;
+  /** Customer-provided disk encryption key: a secret. */ encryptionKey?: string | null;
+  /** Optional role used for disk encryption. */ encryptionAssumedRoleIdentifier?: string | null;
+  /** IAM role used for accessing objects in object storage. */ iamRole?: string | null;
+  /** Private endpoints of the service. */ privateEndpointIds?: string[] | null;
+  /** Private endpoint ids the service can attach. */ availablePrivateEndpointIds?: string[] | null;
+  /** Data warehouse that contains this service. */ dataWarehouseId?: string | null;
+  /** True if this is the primary service in the data warehouse. */ isPrimary?: boolean | null;
+  /** True if read-only (only with a dataWarehouseId). */ isReadonly?: boolean | null;
+  /** Release channel (production services only). */ releaseChannel?: ReleaseChannel | null;
+  /** Id of a Bring Your Own Cloud region setup. */ byocId?: string | null;
+  /** True if Transparent Data Encryption is enabled. */ hasTransparentDataEncryption?: boolean | null;
+  /** Custom instance profile. */ profile?: ServiceProfile | null;
+  /** Id of the TDE key (only with TDE enabled). */ transparentDataEncryptionKeyId?: string | null;
+  /** Id of the IAM role used for encryption (only with TDE enabled). */ encryptionRoleId?: string | null;
+  /** Type of regulatory compliance. */ complianceType?: ComplianceType | null;
 }

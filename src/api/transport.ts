@@ -21,7 +21,7 @@ export const MAX_REQUEST_ID_CHARS = 100;
 /** Deepest nesting of a usable 2xx body (a Service nests 4 levels): every walk over it stays shallow. */
 export const MAX_JSON_DEPTH = 64;
 /** The only response headers an error keeps (redacted): what retries and support tickets need. */
-export const KEPT_HEADERS: readonly string[] = [
+const KEPT_HEADERS = [
   "content-type",
   "date",
   "retry-after",
@@ -34,48 +34,47 @@ export const KEPT_HEADERS: readonly string[] = [
 /** What one operation sends, and how its answer is read. */
 export interface Operation<T> {
   method: string;
-  /** The operation's path template: the path must fit it, and the retry policy reads it. */
+  /** The path must fit this template, and the retry policy reads it. */
   template: string;
-  /** Path relative to the base URL, for messages: never holds credentials. */
+  /** Relative to the base URL, for messages: never holds credentials. */
   path: string;
-  /** The JSON body; none when undefined. */
   body?: unknown;
-  /** Schema of a 2xx body; `"any"` takes any 2xx as success, its body unread. */
+  /** `"any"` takes any 2xx as success, its body unread. */
   schema: ResponseSchema<T> | "any";
 }
 
 /** One HTTP attempt, as the client's retry loop sees it. */
 export interface AttemptRequest<T> extends Operation<T> {
-  /** The full URL, already checked against the operation's template. */
+  /** Already checked against the operation's template. */
   url: string;
   authorization: string;
-  /** Values to redact from anything kept: every form of the key secret and its Basic token. */
+  /** Every form of the key secret and its Basic token, redacted from anything kept. */
   secrets: readonly string[];
   dispatcher: Dispatcher;
   timeouts: DispatcherTimeouts;
-  /** Hard limit on the whole attempt (connect, headers and the entire body), in ms. */
+  /** Hard limit on connect, headers and the entire body together, in ms. */
   totalTimeoutMs: number;
 }
 
+/** An attempt's result; `label` (the status, `connection` or `timeout`) is what the stats count. */
 export type Attempt<T> =
   | { ok: true; value: T; requestId: string | undefined; label: string }
   | {
       ok: false;
       error: ApiError | ResponseValidationError;
-      /** Undefined when the answer arrived but did not fit (not retried). */
+      /** Undefined when the answer arrived but did not fit: not retried. */
       outcome?: AttemptOutcome;
-      /** The request may have reached the server: false when it never left the queue or never connected. */
+      /** The request may have reached the server (it left the queue for a connection). */
       sent: boolean;
-      /** Response headers as received (lower-case names), for the retry policy only: never kept. */
+      /** As received, for the retry policy only: never kept. */
       headers: Record<string, string>;
-      /** The status, or `connection` / `timeout`: what the client's stats count. */
       label: string;
     };
 
 /** Sends one request and reads, validates and classifies its answer. Never throws. */
 export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>> {
-  let answer: Answer;
   const progress = { sent: false };
+  let answer: Answer;
   try {
     answer = await exchange(req, progress);
   } catch (cause) {
@@ -85,13 +84,10 @@ export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>
   return answer.status < 300 ? readSuccess(req, answer) : readFailure(req, answer);
 }
 
-/** What an exchange received: a final status, its headers (lower-case names) and the body up to the cap. */
 type Answer = Awaited<ReturnType<typeof receive>>;
 
 function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
-  const { status, headers, text, json, requestId } = answer;
-  const label = String(status);
-  // Its body unread: a DELETE is done whatever its 2xx carries.
+  const { status, headers, text, json, requestId, label } = answer;
   if (req.schema === "any") return { ok: true, value: undefined as T, requestId, label };
   const problem = unusable(answer, req.secrets);
   // Redacted before validation: a Service field echoing the secret never reaches an output.
@@ -99,12 +95,11 @@ function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
     ? { success: false as const, issues: [problem] }
     : req.schema.safeParse(redactParsed(text, json, req.secrets));
   if (parsed.success) return { ok: true, value: parsed.data, requestId, label };
-  const { method, path } = req;
-  const init = { method, path, status, requestId, issues: parsed.issues, headers: kept(headers, req) };
+  const init = { ...answer.where, status, requestId, issues: parsed.issues };
   return { ok: false, error: new ResponseValidationError(init), sent: true, headers, label };
 }
 
-/** Why a 2xx body cannot be used, found before its shape is checked; undefined when it can be. */
+/** Why a 2xx body cannot be used, found before its shape is checked. */
 function unusable({ bytes, text, json }: Answer, secrets: readonly string[]): string | undefined {
   if (bytes > MAX_BODY_BYTES) return `(body): larger than ${MAX_BODY_BYTES} bytes`;
   if (json === undefined)
@@ -114,37 +109,20 @@ function unusable({ bytes, text, json }: Answer, secrets: readonly string[]): st
 }
 
 function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<never> {
-  const { status, headers, text, json, requestId } = answer;
+  const { status, headers, text, json, requestId, label } = answer;
   const envelope = errorEnvelopeSchema.safeParse(json);
   const raw = envelope.success && envelope.data.error ? envelope.data.error : text.trim();
   const serverMessage = raw ? truncate(redactSecrets(raw, req.secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
-  const { method, path } = req;
-  const error = createApiError({
-    status,
-    serverMessage,
-    requestId,
-    method,
-    path,
-    headers: kept(headers, req),
-  });
-  return {
-    ok: false,
-    error,
-    outcome: { kind: "status", status },
-    sent: true,
-    headers,
-    label: String(status),
-  };
+  const error = createApiError({ ...answer.where, status, serverMessage, requestId });
+  return { ok: false, error, outcome: { kind: "status", status }, sent: true, headers, label };
 }
 
 /** Why an exchange ended early when its time ran out (compared by identity, never shown). */
 const TIMED_OUT = new Error("the attempt's time ran out");
 
 /**
- * One request and its answer, within `totalTimeoutMs` over connect, headers and the whole body.
- * When the time runs out the request is aborted; the race fails the attempt at once even while it
- * still waits for a connection (request() settles an aborted request only once one is free, and
- * then sends nothing). `progress.sent` turns true when a connection takes the request.
+ * One request and its answer within `totalTimeoutMs`. The race fails the attempt at once even
+ * while it waits for a connection: request() settles an aborted request only once one is free.
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
   const abort = new AbortController();
@@ -171,28 +149,24 @@ async function receive(req: AttemptRequest<unknown>, signal: AbortSignal) {
       "user-agent": USER_AGENT,
       ...(req.body === undefined ? {} : { "content-type": "application/json" }),
     },
-    // JSON.stringify(undefined) is undefined: no body.
     body: JSON.stringify(req.body) as string | undefined,
     headersTimeout: req.timeouts.headersMs,
     bodyTimeout: req.timeouts.bodyMs,
   });
-  const headers = flattenHeaders(response.headers);
+  // undici names headers in lower case; a repeated header's values come as a list.
+  const headers = Object.fromEntries(
+    Object.entries(response.headers).map(([name, value]) => [name, [value].flat().join(", ")]),
+  );
   const { text, bytes } = await readCapped(response.body);
   const json = parseJson(text);
-  return {
-    status: response.statusCode,
-    headers,
-    text,
-    bytes,
-    json,
-    requestId: pickRequestId(json, headers, req),
-  };
+  const status = response.statusCode;
+  const requestId = pickRequestId(json, headers, req.secrets);
+  // What an error names and keeps: the kept headers, redacted and truncated.
+  const where = { method: req.method, path: req.path, headers: kept(headers, req.secrets) };
+  return { status, label: String(status), headers, text, bytes, json, requestId, where };
 }
 
-/**
- * Reads a body up to `MAX_BODY_BYTES`. Leaving the loop early destroys the stream and drops its
- * connection: a huge answer costs the cap in memory, not its size.
- */
+/** Leaving the loop early destroys the stream: a huge answer costs the cap in memory, not its size. */
 async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; bytes: number }> {
   const chunks: Buffer[] = [];
   let bytes = 0;
@@ -229,46 +203,34 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
   const { method, path } = req;
   const aborted = cause === TIMED_OUT;
   const code = String((cause as { code?: unknown } | null | undefined)?.code ?? "");
-  const timedOut = aborted || /TIMEOUT/.test(code);
+  const kind = aborted || /TIMEOUT/.test(code) ? "timeout" : "connection";
   const detail = aborted
     ? `no complete answer within ${(req.totalTimeoutMs / 1000).toFixed(1)} s`
     : redactSecrets(
         `${code ? `${code}: ` : ""}${(cause as Error | undefined)?.message ?? String(cause)}`,
         req.secrets,
       );
-  const ErrorClass = timedOut ? ApiTimeoutError : ApiConnectionError;
+  const [ErrorClass, what] =
+    kind === "timeout" ? [ApiTimeoutError, "Timed out"] : [ApiConnectionError, "Connection failed"];
   const error: ApiError = new ErrorClass({
     status: undefined,
-    message: `${timedOut ? "Timed out" : "Connection failed"} (${method} ${path}): ${detail}`,
+    message: `${what} (${method} ${path}): ${detail}`,
     method,
     path,
     // Rebuilt from redacted text: nothing of the request leaves through undici's own error.
     cause: Object.assign(new Error(detail), code ? { code } : {}),
   });
-  const kind = timedOut ? "timeout" : "connection";
   return { ok: false, error, outcome: { kind }, sent, headers: {}, label: kind };
 }
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-/** The kept headers of an answer, redacted and truncated. */
-function kept(
-  headers: Record<string, string>,
-  { secrets }: { secrets: readonly string[] },
-): Record<string, string> {
+function kept(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
   const names = KEPT_HEADERS.filter((name) => headers[name] !== undefined);
   return Object.fromEntries(
     names.map((name) => [name, truncate(redactSecrets(headers[name], secrets), 200)]),
   );
 }
 
-/** The parsed body, or undefined when it is not JSON (an empty body included: `JSON.parse("")` throws). */
+/** Undefined when the text is not JSON, an empty body included. */
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -289,7 +251,7 @@ function nestsDeeper(value: unknown, max: number): boolean {
   return false;
 }
 
-function pickRequestId(json: unknown, headers: Record<string, string>, { secrets }: AttemptRequest<unknown>) {
+function pickRequestId(json: unknown, headers: Record<string, string>, secrets: readonly string[]) {
   const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
   const raw = typeof fromBody === "string" && fromBody ? fromBody : headers["x-request-id"];
   return raw ? truncate(redactSecrets(raw, secrets), MAX_REQUEST_ID_CHARS) : undefined;
