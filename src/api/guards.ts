@@ -15,19 +15,20 @@ export function isEndpointId(value: unknown): value is string {
   return typeof value === "string" && /^[A-Za-z0-9._:~-]{1,128}$/.test(value) && !/^\.+$/.test(value);
 }
 
-/** Throws a clear error unless `value` is a uuid; returns it percent-encoded for a path. */
+/** Throws a clear error unless `value` is a uuid; returns it for a path. */
 export function uuidSegment(name: string, value: unknown): string {
   return segment(name, value, isUuid, "a uuid (like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b)");
 }
 
-/** Throws a clear error unless `value` is an endpoint id; returns it percent-encoded for a path. */
+/** Throws a clear error unless `value` is an endpoint id; returns it for a path. */
 export function endpointSegment(name: string, value: unknown): string {
   return segment(name, value, isEndpointId, ENDPOINT_ID_RULE);
 }
 
 function segment(name: string, value: unknown, valid: (value: unknown) => value is string, rule: string) {
   if (!valid(value)) throw new TypeError(`${name} must be ${rule}, got ${JSON.stringify(value)}`);
-  return encodeURIComponent(value);
+  // Every character a valid id may hold is allowed as is in a path segment (`:` included).
+  return value;
 }
 
 /** One path segment of an operation's template: what a guarded id encodes to, never a dot segment. */

@@ -38,7 +38,14 @@ describe("ids", () => {
 
   it("segments are returned as given, or refused with a message naming the field and the value", () => {
     assert.equal(uuidSegment("serviceId", UUID), UUID);
-    assert.equal(endpointSegment("reversePrivateEndpointId", "rpe:1~a"), "rpe%3A1~a");
+    assert.equal(endpointSegment("reversePrivateEndpointId", "rpe:1~a"), "rpe:1~a");
+    const template =
+      "/v1/organizations/{organizationId}/services/{serviceId}/pipesReversePrivateEndpoints/{id}";
+    const path = `/v1/organizations/${UUID}/services/${UUID}/pipesReversePrivateEndpoints/${endpointSegment("id", "rpe:1~a")}`;
+    assert.equal(
+      checkedRequestUrl("https://api.example.com", template, path),
+      `https://api.example.com${path}`,
+    );
     assert.throws(() => uuidSegment("serviceId", "nope"), {
       name: "TypeError",
       message: `serviceId must be a uuid (like ${UUID}), got "nope"`,
