@@ -53,11 +53,7 @@ export async function diff(_id: string, olds: Props, news: Props) {
   const timeoutChange =
     (olds.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS) !==
     (news.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS);
-  return {
-    changes: replaces.length > 0 || timeoutChange,
-    replaces,
-    deleteBeforeReplace: false,
-  };
+  return { changes: replaces.length > 0 || timeoutChange, replaces, deleteBeforeReplace: false };
 }
 
 function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchemas()): EndpointDeletionInputs {
