@@ -77,7 +77,6 @@ export function providerContext(): ProviderContext {
   return current.context;
 }
 
-/** The clock time `seconds` from now, for a call's deadline. */
 export function deadlineAfter(seconds: number): number {
   return systemClock.now() + seconds * 1000;
 }

@@ -1,5 +1,3 @@
-/* The defaults and limits of the resources' inputs and of the provider's reads, as the README states them. */
-
 /** How long create and update of a ServiceRunState wait for the state unless told otherwise, in seconds. */
 export const DEFAULT_TIMEOUT_SECONDS = 1200;
 

@@ -53,7 +53,6 @@ export function lastCommandFromOutputs(value: unknown, clock: Clock): SentComman
   return { command, atMs: fromWallTime(clock, wallMs), wallMs, seen: seen === true };
 }
 
-/** The record after a GET that showed `state`. */
 export function afterRead(sent: SentCommand, state: string): SentCommand {
   return sent.seen || sentFrom(state, sent.command) ? sent : { ...sent, seen: true };
 }
