@@ -1,5 +1,4 @@
 import { systemClock } from "../api/clock";
-import { isUuid } from "../api/guards";
 import { defaultOrganizationId } from "../config";
 import { converge, ConvergeError, describeService } from "./converge";
 import { providerContext, readDeadline } from "./context";
@@ -85,9 +84,8 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
     serviceId: props.serviceId ?? id,
     organizationId: props.organizationId ?? defaultOrganizationId(),
   };
-  // Read acts on the ids only; the rules run just to name what is wrong with them.
-  if (!isUuid(withIds.organizationId) || !isUuid(withIds.serviceId))
-    requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
+  // Read acts on the ids only; the options it carries over are checked where they are used.
+  requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
   requireSameService("ServiceRunState read", id, withIds.serviceId);
   const inputs = withDefaults(withIds);
   const { client, clock, tuning } = providerContext();
