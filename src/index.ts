@@ -1,11 +1,6 @@
 /**
- * pulumi-dbcloud: Pulumi dynamic providers for a database cloud's management API.
- *
- * The root exports what programs use: the two resources with their argument types and
- * providers, the getService function, the API client with its options, results and errors (all
- * beneath `DbcloudError`), and the documented defaults (frozen).
- * The local emulator comes from `pulumi-dbcloud/emulator`; the provider implementation from
- * `pulumi-dbcloud/provider` (loaded by the providers themselves, not by programs).
+ * pulumi-dbcloud: Pulumi dynamic providers for a database cloud's management API. The emulator is
+ * `pulumi-dbcloud/emulator`; the provider implementation `pulumi-dbcloud/provider`.
  */
 export {
   ServiceRunState,

@@ -1,15 +1,163 @@
+import { ApiClient } from "../api/client";
+import { ConfigurationError } from "../api/errors";
+import { checkApiUrl, isUuid } from "../api/guards";
+import { DEFAULT_RATE_LIMIT, parseRateLimit, type RateLimit } from "../api/rateLimit";
+import { DEFAULT_RETRY_POLICY } from "../api/retry";
+
 /*
- * Configuration: the `dbcloud:*` settings (stack config, then environment), the stack config a
- * provider host receives, the `DBCLOUD_TIME_SCALE` knob, and the API client they make. Used by
- * the providers (src/provider) and by `getService` (src/resources).
+ * The `dbcloud:*` settings (stack config, then environment) and `DBCLOUD_TIME_SCALE`, read by the
+ * providers and by `getService` at run time: never captured, so credentials never reach the state.
  */
-export { apiClientFor } from "./client";
-export {
-  CONFIG_SETTINGS,
-  readSetting,
-  resolveConfig,
-  type ResolvedConfig,
-  type SettingName,
-} from "./settings";
-export { configureFromStack, defaultOrganizationId, stackSetting } from "./stack";
-export { MIN_TIME_SCALE, timeScale } from "./timeScale";
+
+/** Each setting: its stack config key and its environment variable. Stack config wins. */
+export const CONFIG_SETTINGS = {
+  apiUrl: { configKey: "dbcloud:apiUrl", envVar: "DBCLOUD_API_URL", required: true, secret: false },
+  apiKeyId: { configKey: "dbcloud:apiKeyId", envVar: "DBCLOUD_API_KEY_ID", required: true, secret: false },
+  apiKeySecret: {
+    configKey: "dbcloud:apiKeySecret",
+    envVar: "DBCLOUD_API_KEY_SECRET",
+    required: true,
+    secret: true,
+  },
+  organizationId: {
+    configKey: "dbcloud:organizationId",
+    envVar: "DBCLOUD_ORGANIZATION_ID",
+    required: false,
+    secret: false,
+  },
+  rateLimit: { configKey: "dbcloud:rateLimit", envVar: "DBCLOUD_RATE_LIMIT", required: false, secret: false },
+} as const;
+
+export type SettingName = keyof typeof CONFIG_SETTINGS;
+
+export interface ResolvedConfig {
+  apiUrl: string;
+  keyId: string;
+  keySecret: string;
+  organizationId: string | undefined;
+  rateLimit: RateLimit | false;
+}
+
+function source(name: SettingName): string {
+  const s = CONFIG_SETTINGS[name];
+  return `stack config ${s.configKey} or environment variable ${s.envVar}`;
+}
+
+/** Reads one setting: stack config first, then environment. Empty strings count as unset. */
+export function readSetting(
+  name: SettingName,
+  stackConfig: (key: string) => string | undefined,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  const s = CONFIG_SETTINGS[name];
+  const fromConfig = stackConfig(s.configKey);
+  if (fromConfig !== undefined && fromConfig !== "") return fromConfig;
+  const fromEnv = env[s.envVar];
+  return fromEnv === "" ? undefined : fromEnv;
+}
+
+/** Resolves the client configuration, listing every problem at once and never echoing the secret. */
+export function resolveConfig(
+  stackConfig: (key: string) => string | undefined,
+  env: Record<string, string | undefined>,
+): ResolvedConfig {
+  const problems: string[] = [];
+  const get = (name: SettingName) => readSetting(name, stackConfig, env);
+  const missing = (name: SettingName, what: string, example: string) =>
+    problems.push(
+      `Missing ${what}: set ${source(name)} ` +
+        `(pulumi config set ${CONFIG_SETTINGS[name].secret ? "--secret " : ""}${CONFIG_SETTINGS[name].configKey} ${example})`,
+    );
+
+  let apiUrl: string | undefined;
+  const rawUrl = get("apiUrl");
+  if (rawUrl === undefined) missing("apiUrl", "API URL", "https://api.example.com");
+  else {
+    const checked = checkApiUrl(rawUrl);
+    if ("problems" in checked)
+      problems.push(`Invalid API URL from ${source("apiUrl")}: ${checked.problems.join("; ")}`);
+    else apiUrl = checked.url;
+  }
+
+  const keyId = get("apiKeyId");
+  if (keyId === undefined) missing("apiKeyId", "API key ID", "<key id>");
+  const keySecret = get("apiKeySecret");
+  if (keySecret === undefined) missing("apiKeySecret", "API key secret", "<key secret>");
+
+  const organizationId = get("organizationId");
+  if (organizationId !== undefined && !isUuid(organizationId)) {
+    problems.push(
+      `Invalid organization id from ${source("organizationId")}: ${JSON.stringify(organizationId)} is not a uuid`,
+    );
+  }
+
+  let rateLimit: RateLimit | false = DEFAULT_RATE_LIMIT;
+  const rawLimit = get("rateLimit");
+  if (rawLimit !== undefined) {
+    try {
+      rateLimit = parseRateLimit(rawLimit);
+    } catch (e) {
+      problems.push(`Invalid rate limit from ${source("rateLimit")}: ${(e as Error).message}`);
+    }
+  }
+
+  if (problems.length) throw new ConfigurationError(problems);
+  return { apiUrl: apiUrl!, keyId: keyId!, keySecret: keySecret!, organizationId, rateLimit };
+}
+
+// A provider host serves one stack: one map per process holds what `configure` received.
+const stackConfig = new Map<string, string>();
+
+/** `configure` of both providers: the config given replaces the one kept, removed keys included. */
+export function configureFromStack(request: { config: { get(key: string): unknown } }): void {
+  for (const setting of Object.values(CONFIG_SETTINGS)) {
+    const value = request.config.get(setting.configKey);
+    if (value !== undefined && value !== null) stackConfig.set(setting.configKey, String(value));
+    else stackConfig.delete(setting.configKey);
+  }
+}
+
+/** One stack config value as `configure` received it. */
+export function stackSetting(key: string): string | undefined {
+  return stackConfig.get(key);
+}
+
+/** Default organization: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
+export function defaultOrganizationId(): string | undefined {
+  return readSetting("organizationId", stackSetting, process.env);
+}
+
+/** The smallest `DBCLOUD_TIME_SCALE`: a 20-minute timeout still lasts over a second. */
+export const MIN_TIME_SCALE = 0.001;
+
+/**
+ * `DBCLOUD_TIME_SCALE` multiplies every wait of ours, so tests and the demo run real transitions in
+ * seconds. Waits the server asks for (Retry-After) are never scaled.
+ */
+export function timeScale(): number {
+  const raw = process.env.DBCLOUD_TIME_SCALE;
+  if (raw === undefined || raw === "") return 1;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < MIN_TIME_SCALE || value > 1) {
+    throw new ConfigurationError([
+      `DBCLOUD_TIME_SCALE must be a number from ${MIN_TIME_SCALE} to 1, got ${JSON.stringify(raw)}`,
+    ]);
+  }
+  return value;
+}
+
+/** The client for a resolved configuration, with retry waits scaled by `DBCLOUD_TIME_SCALE`. */
+export function apiClientFor(config: ResolvedConfig, log: (line: string) => void): ApiClient {
+  const scale = timeScale();
+  return new ApiClient({
+    apiUrl: config.apiUrl,
+    keyId: config.keyId,
+    keySecret: config.keySecret,
+    rateLimit: config.rateLimit,
+    retry: {
+      baseDelayMs: DEFAULT_RETRY_POLICY.baseDelayMs * scale,
+      maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs * scale,
+    },
+    log,
+  });
+}

@@ -4,7 +4,7 @@
  * from, and what `getService` and import reuse. One place to follow when those modules move.
  */
 export { CONFIG_SETTINGS, defaultOrganizationId } from "../config";
-export { providerContext, readDeadline } from "../provider/context";
+export { cancelAll, providerContext, readDeadline } from "../provider/context";
 export {
   DEFAULT_DELETE_TIMEOUT_SECONDS,
   DEFAULT_ON_DESTROY,

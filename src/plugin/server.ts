@@ -2,7 +2,7 @@ import type * as grpcTypes from "@grpc/grpc-js";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Message } from "google-protobuf";
 import { PACKAGE_VERSION } from "../api/version";
-import { cancelAll } from "../provider/cancellation";
+import { cancelAll } from "./providerCode";
 import { checkConfig, configure, diffConfig } from "./configHandlers";
 import { invoke } from "./invoke";
 import { underUrn } from "./log";

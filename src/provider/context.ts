@@ -1,17 +1,57 @@
+import { setTimeout as sleepFor } from "node:timers/promises";
 import type { ApiClient } from "../api/client";
-import { systemClock, type Clock } from "../api/clock";
+import { MAX_TIMER_MS, systemClock, type Clock } from "../api/clock";
+import { DbcloudError } from "../api/errors";
 import { apiClientFor, resolveConfig, stackSetting, timeScale } from "../config";
-import type { ProgressLog } from "./convergeTypes";
-import { cancellableClock } from "./cancellation";
+import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning, type ProgressLog } from "./convergeTypes";
 import { READ_TIMEOUT_SECONDS } from "./defaults";
 import { consoleLog } from "./progress";
-import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning } from "./tuning";
+
+/*
+ * What a provider method needs at run time: the client and tuning of the settings as they are now,
+ * and one cancellation for the whole process. The plugin's `Cancel` calls `cancelAll()`, and every
+ * wait of the converger then rejects, now and later (the engine ends the plugin next). It is kept
+ * on `globalThis`, so a second copy of this module shares it.
+ */
+
+/** The error a wait rejects with once the process is cancelled. */
+export class CancelledError extends DbcloudError {
+  constructor() {
+    super("Cancelled: the Pulumi engine asked the provider to stop; nothing more is sent or awaited.");
+    this.name = "CancelledError";
+  }
+}
+
+const KEY = Symbol.for("pulumi-dbcloud.cancellation");
+
+function controller(): AbortController {
+  const holder = globalThis as { [KEY]?: AbortController };
+  return (holder[KEY] ??= new AbortController());
+}
+
+/** Ends every wait in flight and every later one. */
+export function cancelAll(): void {
+  controller().abort(new CancelledError());
+}
 
 /**
- * What a provider method needs at run time, built from the stack config handed to `configure`
- * and the environment. Nothing here is captured at serialization time: credentials never reach
- * the serialized provider or the state.
+ * The system clock whose `sleep` rejects once the process is cancelled: the converger's. The API
+ * client keeps the plain system clock, which its budget shares with other processes.
  */
+export const cancellableClock: Clock = {
+  now: () => systemClock.now(),
+  wallNow: () => Date.now(),
+  sleep: async (ms) => {
+    const signal = controller().signal;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, Number.isFinite(ms) ? ms : 0));
+    try {
+      await sleepFor(delay, undefined, { signal });
+    } catch (error) {
+      throw signal.aborted ? signal.reason : error;
+    }
+  },
+};
+
 export interface ProviderContext {
   client: ApiClient;
   clock: Clock;
@@ -19,13 +59,11 @@ export interface ProviderContext {
   tuning: ConvergeTuning;
 }
 
-/** The context of the settings last seen, and those settings. */
 let current: { settings: string; context: ProviderContext } | undefined;
 
 /**
- * The context for the settings as they are now. They are read on every call (the stack config
- * and the environment decide, whenever they change); the client is kept while they stay the
- * same, so a provider host reuses its connections from call to call.
+ * The context for the settings as they are now, read on every call; the client is kept while they
+ * stay the same, so a provider host reuses its connections from call to call.
  */
 export function providerContext(): ProviderContext {
   const config = resolveConfig(stackSetting, process.env);
@@ -39,12 +77,11 @@ export function providerContext(): ProviderContext {
   return current.context;
 }
 
-/** The clock time `seconds` from now, for a call's deadline. */
 export function deadlineAfter(seconds: number): number {
   return systemClock.now() + seconds * 1000;
 }
 
-/** The deadline of a read started now: `READ_TIMEOUT_SECONDS`, scaled like every default wait of ours. */
+/** The deadline of a read started now, scaled like every default wait of ours. */
 export function readDeadline(): number {
   return deadlineAfter(READ_TIMEOUT_SECONDS * timeScale());
 }

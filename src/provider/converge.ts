@@ -1,37 +1,33 @@
 import type { ApplyBudget, ServiceCommand } from "../api/client";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
-import { afterRead, mayPredate, sentNow, type SentCommand } from "./lastCommand";
-import { converging } from "./progress";
-import { decide, type Decision } from "./stateTable";
-import { MIN_POLL_MS } from "./tuning";
-import { warehouseRefusal, warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
 import {
   ConvergeError,
   describeService,
-  seconds,
+  MIN_POLL_MS,
+  timeoutMessage,
   type ConvergeDeps,
   type ConvergeRequest,
   type ConvergeResult,
 } from "./convergeTypes";
+import { afterRead, mayPredate, sentNow, type SentCommand } from "./lastCommand";
+import { converging } from "./progress";
+import { decide, type Decision } from "./stateTable";
+import { warehouseRefusal, type WarehouseWait } from "./warehouse";
 
-export { DEFAULT_TUNING, MIN_POLL_MS, scaleTuning, type ConvergeTuning } from "./tuning";
 export * from "./convergeTypes";
 
-/** What the loop does next: the state table's decision, or wait out a read that may be stale. */
 type Step = Decision | { action: "wait"; reason: "unseen-command" };
 
 /**
- * Marks a GET as a waiter's poll for the rate budget, which serves it after commands and first
- * reads. Every poll is as likely to find its service done as any other, so the budget serves
- * the one that waited longest first.
+ * Marks a GET as a poll for the rate budget, which serves it after commands and first reads. Every
+ * poll is as likely to find its service done as any other, so the one that waited longest goes first.
  */
 const POLL = Object.freeze({ likelihood: () => 0 });
 
 /**
- * Brings a service to the desired run state: reads it, sends start/stop only when the state
- * table says so, never against a transition in progress, then polls a constant interval after
- * each answer until it is there, with a last poll just before the deadline.
+ * Brings a service to the desired run state: reads it, sends start/stop only when the state table
+ * says so, then polls a constant interval after each answer, with a last poll just before the deadline.
  */
 export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Promise<ConvergeResult> {
   if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0) {
@@ -40,35 +36,28 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
   return new Convergence(request, deps).run();
 }
 
-/** One converge: what it has seen and sent so far, and the steps of its loop. */
 class Convergence {
   private readonly started: number;
   private readonly deadline: number;
-  /** The last poll goes this long before the deadline, so that it can still answer in time. */
+  /** Early enough before the deadline that the last poll can still answer in time. */
   private readonly lastPollAt: number;
   private readonly commands: ServiceCommand[] = [];
   private readonly applyBudget: ApplyBudget;
   private calls = 0;
   private service: Service | undefined;
-  /** A PATCH whose answer was lost or unreadable: it may have been applied. */
   private commandMaybeApplied = false;
   /** What the timeout's message says of commands whose answers were lost, if no other was accepted. */
   private lostAnswers = "";
-  /** The last command that may have been applied, for the outputs: the request's until this converge sends one. */
+  /** The last command that may have been applied, for the outputs. */
   private recorded: SentCommand | undefined;
-  /**
-   * The command recorded before this converge, while a GET may not show it yet: then the state
-   * shown proves nothing, neither satisfied nor a reason for a command.
-   */
+  /** The command recorded before this converge while a GET may not show it yet: such a read proves nothing. */
   private unseen: SentCommand | undefined;
-  /** When this converge's last command went, the state it was sent from, and whether GET showed anything else since. */
   private lastCommandAt = 0;
   private stateAtCommand: string | undefined;
   private movedSinceCommand = false;
   private resent = false;
   private lastStep: Step | undefined;
   private lastProgressAt: number;
-  /** Refused by a warehouse rule since the last accepted command: waiting for its other members. */
   private warehouse: WarehouseWait | undefined;
 
   constructor(
@@ -104,11 +93,8 @@ class Convergence {
 
   /** The state table's decision, unless the state shown may predate the command recorded before. */
   private nextStep(state: string): Step {
-    const { log, tuning } = this.deps;
-    // The earlier command stops mattering once a GET shows a state it is not sent from, or its
-    // grace period is over.
-    if (!mayPredate(state, this.unseen, this.deps.clock.now(), tuning.commandGraceMs))
-      this.unseen = undefined;
+    const { clock, log, tuning } = this.deps;
+    if (!mayPredate(state, this.unseen, clock.now(), tuning.commandGraceMs)) this.unseen = undefined;
     const step: Step = this.unseen
       ? { action: "wait", reason: "unseen-command" }
       : decide(state, this.request.desired);
@@ -126,7 +112,7 @@ class Convergence {
     return this.result(observed);
   }
 
-  /** The command to send now, if any: the first, one after a lost answer or a flip back, or the one re-send. */
+  /** The first command, one after a lost answer or a flip back, or the one re-send; else none. */
   private commandToSend(step: Step, state: string): ServiceCommand | undefined {
     if (step.action !== "start" && step.action !== "stop") return undefined;
     const canSend = this.applyBudget.used < this.applyBudget.max;
@@ -135,8 +121,6 @@ class Convergence {
     // Our commands' answers were lost and the bound is spent: keep looking until the deadline.
     if (sentNone && !this.movedSinceCommand && !canSend) return undefined;
     if (this.movedSinceCommand || sentNone) {
-      // It moved after our command and came back (something else is changing it), or our
-      // first command's answer was lost: send again, within the bound.
       if (canSend) return step.action;
       return this.fail(
         "flapping",
@@ -152,7 +136,7 @@ class Convergence {
     return step.action;
   }
 
-  /** Sends the command; the service as the answer shows it, or undefined after a 409 (a transition GET did not show yet). */
+  /** The service as the PATCH answer shows it; undefined when it was refused or its answer lost. */
   private async send(command: ServiceCommand, state: string): Promise<Service | undefined> {
     const { client, log } = this.deps;
     const { organizationId, serviceId, desired } = this.request;
@@ -177,10 +161,7 @@ class Convergence {
     }
   }
 
-  /**
-   * Whether the command's refusal is a warehouse's, to wait out: the loop looks again at the poll
-   * cadence and sends the command again, until the deadline.
-   */
+  /** Whether the refusal is a warehouse's: then the loop sends the command again at the poll cadence. */
   private waitOnWarehouse(error: unknown, command: ServiceCommand): boolean {
     const wait = warehouseRefusal(error, this.service, command, this.warehouse);
     if (!wait) return false;
@@ -189,7 +170,6 @@ class Convergence {
     return true;
   }
 
-  /** Notes a command sent (or possibly applied) from `state` now: what the polls after it compare with. */
   private commandSentFrom(command: ServiceCommand, state: string): void {
     this.stateAtCommand = state;
     this.lastCommandAt = this.deps.clock.now();
@@ -197,7 +177,7 @@ class Convergence {
     this.movedSinceCommand = false;
   }
 
-  /** A command's failure that may have been applied (answer lost, 5xx, unreadable 2xx): the polls find out. */
+  /** A failure after which the command may have been applied (answer lost, 5xx): the polls find out. */
   private answerLost(error: unknown, command: ServiceCommand, state: string): boolean {
     const cause = error instanceof ConvergeError && error.kind === "api" ? error.cause : undefined;
     if (!(cause as { possiblyApplied?: boolean } | undefined)?.possiblyApplied) return false;
@@ -224,11 +204,7 @@ class Convergence {
     return observed;
   }
 
-  /**
-   * A constant interval after the last answer; sooner when a grace period ends first (a command
-   * that may have been lost, or a read that may predate the earlier command); never past the
-   * last poll's time.
-   */
+  /** A constant interval; sooner when a grace period ends first; never past the last poll's time. */
   private waitBeforePoll(state: string, now: number): number {
     const { pollEveryMs, commandGraceMs } = this.deps.tuning;
     let pollAt = now + pollEveryMs;
@@ -239,7 +215,6 @@ class Convergence {
     return Math.max(0, Math.min(waitMs, this.lastPollAt - now));
   }
 
-  /** One GET; a poll when `poll` is given, else the first read. */
   private async read(poll?: typeof POLL): Promise<Service> {
     const { organizationId, serviceId } = this.request;
     const options = { deadline: this.deadline, poll };
@@ -261,8 +236,7 @@ class Convergence {
         if (command) this.recorded = sentNow(command, this.deps.clock);
       }
       if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
-      // Out of time inside the client (no budget slot before the deadline, or the last attempt)
-      // within one poll interval of the deadline, where no further poll would fit: a converge timeout.
+      // Out of time inside the client where no further poll would fit: the converge's timeout.
       const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
       if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service) {
         return this.timedOut(error);
@@ -285,26 +259,20 @@ class Convergence {
     return describeService(this.service, this.request.serviceId);
   }
 
-  /** Fails as a timeout; only ever called after a GET showed the service. */
+  /** Only ever called after a GET showed the service. */
   private timedOut(cause?: unknown): never {
     const now = this.deps.clock.now();
-    const sent = this.commands.length ? ` after sending ${this.commands.join(", then ")}` : this.lostAnswers;
-    const reason = this.lastStep?.action === "wait" ? this.lastStep.reason : undefined;
-    const { command, atMs } = this.unseen ?? {};
-    const note =
-      reason === "unknown"
-        ? " (a state this provider does not know)"
-        : reason === "unseen-command"
-          ? ` (or so a GET shows, which may predate the ${command} sent ${seconds(now - atMs!)} before)`
-          : "";
-    return this.fail(
-      "timeout",
-      `Timed out after ${seconds(now - this.started)} waiting for ${this.label()} to be ${this.request.desired}` +
-        `${sent}: it is ${this.service!.state || "in no reported state"}${note}` +
-        `${this.warehouse ? warehouseTimeoutNote(this.warehouse) : ""}. ` +
-        `Raise timeoutSeconds if it needs longer.`,
-      cause,
-    );
+    const message = timeoutMessage({
+      label: this.label(),
+      desired: this.request.desired,
+      elapsedMs: now - this.started,
+      sent: this.commands.length ? ` after sending ${this.commands.join(", then ")}` : this.lostAnswers,
+      state: this.service!.state,
+      waitReason: this.lastStep?.action === "wait" ? this.lastStep.reason : undefined,
+      unseen: this.unseen && { command: this.unseen.command, ageMs: now - this.unseen.atMs },
+      warehouse: this.warehouse,
+    });
+    return this.fail("timeout", message, cause);
   }
 
   private fail(kind: ConvergeError["kind"], message: string, cause?: unknown): never {

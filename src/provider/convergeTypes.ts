@@ -1,17 +1,45 @@
-/*
- * What goes into the converger and what comes out of it: the request, its dependencies, the
- * result and the error, apart from the loop itself (converge.ts, which re-exports them).
- */
 import type { Clock } from "../api/clock";
 import type { ApiClient, ServiceCommand } from "../api/client";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
-import type { ConvergeTuning } from "./tuning";
+import { warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
+
+/* What goes into the converger and what comes out of it; the loop itself is in converge.ts. */
 
 export interface ProgressLog {
   info(line: string): void;
   warn(line: string): void;
+}
+
+export interface ConvergeTuning {
+  /** After each answer, the next poll this much later: a constant poller. */
+  pollEveryMs: number;
+  /** After a command, how long GET may keep showing the old state before the command is re-sent (once). */
+  commandGraceMs: number;
+  progressEveryMs: number;
+  /** PATCHes one converge sends at most, counted on the wire (refusals that applied nothing aside). */
+  maxCommands: number;
+}
+
+/** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */
+export const MIN_POLL_MS = 10;
+
+export const DEFAULT_TUNING: Readonly<ConvergeTuning> = Object.freeze({
+  pollEveryMs: 5_000,
+  commandGraceMs: 30_000,
+  progressEveryMs: 30_000,
+  maxCommands: 3,
+});
+
+/** The tuning with every wait multiplied by `scale` (DBCLOUD_TIME_SCALE); the command bound stays. */
+export function scaleTuning(tuning: Readonly<ConvergeTuning>, scale: number): ConvergeTuning {
+  return {
+    pollEveryMs: tuning.pollEveryMs * scale,
+    commandGraceMs: tuning.commandGraceMs * scale,
+    progressEveryMs: tuning.progressEveryMs * scale,
+    maxCommands: tuning.maxCommands,
+  };
 }
 
 export interface ConvergeRequest {
@@ -20,10 +48,7 @@ export interface ConvergeRequest {
   desired: DesiredState;
   timeoutMs: number;
   waitForState: boolean;
-  /**
-   * The last command sent to this service before this converge (from its outputs): within the
-   * grace period after it, a GET showing a state it was sent from may be stale (`lastCommand.ts`).
-   */
+  /** The last command sent before this converge (from the outputs): a GET may not show it yet. */
   lastCommand?: SentCommand;
 }
 
@@ -38,26 +63,18 @@ export interface ConvergeResult {
   service: Service;
   /** Commands the server accepted, in order. */
   commands: ServiceCommand[];
-  /** PATCH requests sent on the wire that the server may have applied (at most `maxCommands`). */
+  /** PATCHes sent on the wire that the server may have applied. */
   commandsSent: number;
-  /** Requests sent (GETs and PATCHes, retries not counted). */
+  /** Requests sent, retries not counted. */
   calls: number;
-  /**
-   * The last command the server accepted or may have applied, and when: this converge's last, or
-   * else the one in the request; `seen` once a GET showed it.
-   */
   lastCommand?: SentCommand;
 }
 
-/**
- * Converging failed. `commandAccepted` tells the provider whether the world was changed (then
- * the resource must be recorded so the next `pulumi up` carries on).
- */
+/** Converging failed; `commandAccepted` says the world changed, so the provider records the resource. */
 export class ConvergeError extends Error {
   readonly commandAccepted: boolean;
   readonly service: Service | undefined;
   readonly kind: "timeout" | "terminal" | "flapping" | "api";
-  /** As in `ConvergeResult`: the last command the server accepted or may have applied. */
   readonly lastCommand: SentCommand | undefined;
   /** Set when it timed out waiting on this warehouse's other members: it saw the service, so it records it. */
   readonly warehouseId: string | undefined;
@@ -80,7 +97,7 @@ export class ConvergeError extends Error {
   }
 }
 
-/** `analytics (3f2a1c9e…)`, or the id alone when the name is unknown. */
+/** `service "analytics" (3f2a1c9e…)`, or the id alone when the name is unknown. */
 export function describeService(service: Service | undefined, serviceId: string): string {
   const short = `${serviceId.slice(0, 8)}…`;
   return service?.name ? `service "${service.name}" (${short})` : `service ${short}`;
@@ -89,4 +106,28 @@ export function describeService(service: Service | undefined, serviceId: string)
 /** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */
 export function seconds(ms: number): string {
   return ms < 10_000 ? `${Number((ms / 1000).toFixed(1))}s` : `${Math.round(ms / 1000)}s`;
+}
+
+/** A timed-out converge's message: what it waited for, what it sent, and what it saw last. */
+export function timeoutMessage(seen: {
+  label: string;
+  desired: DesiredState;
+  elapsedMs: number;
+  sent: string;
+  state: string | null | undefined;
+  waitReason: string | undefined;
+  unseen: { command: ServiceCommand; ageMs: number } | undefined;
+  warehouse: WarehouseWait | undefined;
+}): string {
+  const note =
+    seen.waitReason === "unknown"
+      ? " (a state this provider does not know)"
+      : seen.waitReason === "unseen-command"
+        ? ` (or so a GET shows, which may predate the ${seen.unseen!.command} sent ${seconds(seen.unseen!.ageMs)} before)`
+        : "";
+  return (
+    `Timed out after ${seconds(seen.elapsedMs)} waiting for ${seen.label} to be ${seen.desired}${seen.sent}: ` +
+    `it is ${seen.state || "in no reported state"}${note}` +
+    `${seen.warehouse ? warehouseTimeoutNote(seen.warehouse) : ""}. Raise timeoutSeconds if it needs longer.`
+  );
 }

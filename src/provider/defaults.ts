@@ -1,8 +1,3 @@
-/*
- * The defaults and limits of the resources' inputs and of the provider's reads: the values the
- * README's tables state, and the ones the package root exports.
- */
-
 /** How long create and update of a ServiceRunState wait for the state unless told otherwise, in seconds. */
 export const DEFAULT_TIMEOUT_SECONDS = 1200;
 
@@ -12,8 +7,8 @@ export const MAX_TIMEOUT_SECONDS = 24 * 3600;
 /** What destroying a ServiceRunState does to the service unless told otherwise: nothing. */
 export const DEFAULT_ON_DESTROY = "leave";
 
-/** How long destroy may spend deleting an endpoint (retries and rate-limit waits included), in seconds. */
+/** How long destroy may spend deleting an endpoint, retries included, in seconds. */
 export const DEFAULT_DELETE_TIMEOUT_SECONDS = 300;
 
-/** How long a read (refresh, or the GET of an endpoint's create) may take in all, retries included, in seconds. */
+/** How long a read (refresh, or the GET of an endpoint's create) may take, retries included, in seconds. */
 export const READ_TIMEOUT_SECONDS = 120;

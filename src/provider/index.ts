@@ -11,8 +11,6 @@ import { configureFromStack } from "../config";
 import * as endpointDeletion from "./reversePrivateEndpointDeletion";
 import * as serviceRunState from "./serviceRunState";
 import * as serviceRunStateInputs from "./serviceRunStateInputs";
-import { remove as serviceRunStateRemove } from "./serviceRunStateDestroy";
-import { read as serviceRunStateRefresh } from "./serviceRunStateRead";
 
 type Props = Record<string, unknown>;
 
@@ -32,13 +30,13 @@ export function serviceRunStateCreate(inputs: Props) {
   return serviceRunState.create(inputs);
 }
 export function serviceRunStateRead(id: string, props: Props) {
-  return serviceRunStateRefresh(id, props);
+  return serviceRunState.read(id, props);
 }
 export function serviceRunStateUpdate(id: string, olds: Props, news: Props) {
   return serviceRunState.update(id, olds, news);
 }
 export function serviceRunStateDelete(id: string, props: Props) {
-  return serviceRunStateRemove(id, props);
+  return serviceRunState.remove(id, props);
 }
 
 export function reversePrivateEndpointDeletionCheck(olds: Props, news: Props) {

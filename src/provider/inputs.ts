@@ -2,6 +2,12 @@ import { z } from "zod";
 import { isEndpointId, isUuid } from "../api/guards";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
+/*
+ * What the entry points accept. Properties may come from state that is old, hand-edited or written
+ * by another version, so every entry point re-validates what it acts on, and checks that the
+ * resource id names what the properties name: nothing invalid becomes a request.
+ */
+
 /** The engine's placeholder for a value not known yet (preview): never rejected. */
 export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
@@ -24,7 +30,7 @@ export function endpointIdField() {
   });
 }
 
-/** A finite, positive number of seconds, at most a day: never NaN, never a tight loop or a year. */
+/** A positive number of seconds, at most a day: never NaN, never a tight loop or a year. */
 export function timeoutField(name: string) {
   return z
     .number({ error: `${name} must be a number of seconds` })
@@ -32,10 +38,7 @@ export function timeoutField(name: string) {
     .max(MAX_TIMEOUT_SECONDS, { error: `${name} must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)` });
 }
 
-/**
- * Validates each field on its own so every problem is reported with its property, and values
- * still unknown during preview pass through (unless `allowUnknown` is false).
- */
+/** Validates each field on its own, so every problem names its property. */
 export function checkFields(
   news: Record<string, unknown>,
   fields: FieldSchemas,
@@ -58,11 +61,7 @@ export function checkFields(
   return failures;
 }
 
-/**
- * Re-validation at an entry point other than check: what create, update, read, diff and delete
- * act on comes from state that may be old, hand-edited or written by another version, so
- * nothing invalid may become a request, a command or a deadline. Throws, listing every problem.
- */
+/** Re-validation at an entry point other than check: throws, listing every problem. */
 export function requireValid(
   what: string,
   props: Record<string, unknown>,
@@ -78,15 +77,11 @@ export function requireValid(
   }
 }
 
-/** Picks some of the field schemas (an entry point that acts on only those fields). */
 export function pickFields(fields: FieldSchemas, names: readonly string[]): FieldSchemas {
   return Object.fromEntries(names.map((name) => [name, fields[name]]));
 }
 
-/**
- * The check of both resources: `organizationId` falls back to the configured default, the
- * given defaults fill absent options, then every field is validated on its own.
- */
+/** The check of both resources: configured organization and given defaults first, then every field. */
 export function checkInputs(
   news: Record<string, unknown>,
   fields: FieldSchemas,
@@ -105,4 +100,37 @@ export function checkInputs(
     }
   }
   return { inputs, failures };
+}
+
+/** What an id or the properties name, for messages: the parts in order, each labelled. */
+export type Named = readonly (readonly [label: string, value: unknown])[];
+
+/** Long or hostile values are cut: a message names them, it does not carry them. */
+function shown(value: unknown): string {
+  const text = typeof value === "string" ? value : String(value);
+  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+}
+
+const describe = (named: Named) => named.map(([label, value]) => `${label} ${shown(value)}`).join(", ");
+
+/** Refuses `operation`, naming both sides, when `id` is not the id the properties make (`expected`). */
+export function requireIdOfProperties(
+  operation: string,
+  id: unknown,
+  expected: string,
+  fromId: Named,
+  fromProperties: Named,
+): void {
+  if (id === expected) return;
+  throw new Error(
+    `${operation} refused: the resource id names ${describe(fromId)}, but its properties name ` +
+      `${describe(fromProperties)}. The state was edited, imported or written by another version; ` +
+      `nothing was sent. Make them agree (pulumi state edit), or drop the resource from the state ` +
+      `(pulumi state delete <urn>) and import it again.`,
+  );
+}
+
+/** ServiceRunState's id is its service id: refuses `operation` unless the properties name that service. */
+export function requireSameService(operation: string, id: unknown, serviceId: unknown): void {
+  requireIdOfProperties(operation, id, String(serviceId), [["service", id]], [["service", serviceId]]);
 }

@@ -3,12 +3,11 @@ import { lastCommandToOutputs, type LastCommandOutput, type SentCommand } from "
 import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
 
 /*
- * The outputs of ServiceRunState: its inputs plus what the API showed last, with no undefined
- * anywhere (the engine rejects it). State written by earlier versions may hold outputs no longer
- * written (`transitionSeconds`): they are never read, and each write leaves them out.
+ * The outputs of ServiceRunState: its inputs plus what the API showed last, never undefined (the
+ * engine rejects it). Outputs no longer written (`transitionSeconds`) are dropped on each write.
  */
 
-/** One endpoint of the service, as kept in the outputs (absent values as "" or 0; never undefined). */
+/** One endpoint of the service, as kept in the outputs (absent values as "" or 0). */
 export interface EndpointOutput {
   /** `https`, `nativesecure` or `mysql` (or a protocol the API adds later). */
   protocol: string;
@@ -25,11 +24,6 @@ export interface ServiceRunStateOutputs extends ServiceRunStateInputs {
   serviceName: string;
   databaseVersion: string;
   endpoints: EndpointOutput[];
-  /**
-   * The last start or stop this resource sent, when, and whether a GET has shown it since (empty
-   * strings if none): for a while after it, a GET may still show the state it was sent from, and
-   * the next converge or refresh does not take such a read at its word.
-   */
   lastCommand: LastCommandOutput;
 }
 

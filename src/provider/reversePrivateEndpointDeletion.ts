@@ -13,18 +13,18 @@ import {
   UNKNOWN_VALUE,
   type CheckFailure,
   type FieldSchemas,
+  requireIdOfProperties,
+  type Named,
 } from "./inputs";
 import { isGone } from "./outcomes";
-import { requireIdOfProperties, type Named } from "./resourceId";
 import { consoleLog, destroying, refreshing } from "./progress";
 
-/** The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
+/* The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
 
 export interface EndpointDeletionInputs {
   organizationId: string;
   serviceId: string;
   reversePrivateEndpointId: string;
-  /** Bound of the DELETE on destroy: default 300, or `customTimeouts.delete`. */
   timeoutSeconds: number;
 }
 
@@ -46,24 +46,16 @@ export async function check(_olds: Props, news: Props): Promise<{ inputs: Props;
   });
 }
 
-/**
- * Any id change is a replacement: the old endpoint is deleted when its resource goes. A
- * timeout change is an update that makes no API call.
- */
+/** Any id change is a replacement (the old endpoint is deleted); a timeout change an update with no API call. */
 export async function diff(_id: string, olds: Props, news: Props) {
   requireValid("ReversePrivateEndpointDeletion diff", news, fieldSchemas(), { allowUnknown: true });
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
   const timeoutChange =
     (olds.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS) !==
     (news.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS);
-  return {
-    changes: replaces.length > 0 || timeoutChange,
-    replaces: [...replaces],
-    deleteBeforeReplace: false,
-  };
+  return { changes: replaces.length > 0 || timeoutChange, replaces, deleteBeforeReplace: false };
 }
 
-/** The inputs an entry point acts on, re-validated (state may be old or hand-edited). */
 function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchemas()): EndpointDeletionInputs {
   requireValid(`ReversePrivateEndpointDeletion ${what}`, props, fields);
   return {
@@ -78,22 +70,14 @@ function idOf(inputs: Pick<EndpointDeletionInputs, (typeof ID_FIELDS)[number]>):
   return `${inputs.organizationId}/${inputs.serviceId}/${inputs.reversePrivateEndpointId}`;
 }
 
-/** Refuses `operation` unless `id` names the organization, service and endpoint the properties name. */
+const ID_LABELS = ["organization", "service", "endpoint"] as const;
+
 function requireIdMatches(operation: string, id: unknown, inputs: EndpointDeletionInputs): void {
   const parts = typeof id === "string" ? id.split("/") : [];
-  const fromId: Named =
-    parts.length === 3
-      ? [
-          ["organization", parts[0]],
-          ["service", parts[1]],
-          ["endpoint", parts[2]],
-        ]
-      : [["id", id]];
-  requireIdOfProperties(`ReversePrivateEndpointDeletion ${operation}`, id, idOf(inputs), fromId, [
-    ["organization", inputs.organizationId],
-    ["service", inputs.serviceId],
-    ["endpoint", inputs.reversePrivateEndpointId],
-  ]);
+  const fromId: Named = parts.length === 3 ? ID_LABELS.map((label, i) => [label, parts[i]]) : [["id", id]];
+  const fromProperties: Named = ID_LABELS.map((label, i) => [label, inputs[ID_FIELDS[i]]]);
+  const operationName = `ReversePrivateEndpointDeletion ${operation}`;
+  requireIdOfProperties(operationName, id, idOf(inputs), fromId, fromProperties);
 }
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
@@ -121,7 +105,6 @@ export async function create(props: Props): Promise<{ id: string; outs: Endpoint
   return { id: idOf(inputs), outs: inputs };
 }
 
-/** Only the timeout can change without a replacement: no API call. */
 export async function update(
   id: string,
   _olds: Props,
@@ -150,10 +133,8 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
 }
 
 /**
- * DELETE, retried by the client on 429/5xx/network errors within `timeoutSeconds`. Any 2xx is
- * done. Already gone counts as done: a 404, or a 400 that clearly says the endpoint or service
- * was not found (see `isGone`); that also covers a DELETE that succeeded on the server but whose
- * answer was lost and was retried. Every other error fails, and the resource stays in the stack.
+ * DELETE within `timeoutSeconds`, retries included. Any 2xx is done, and so is already gone (which
+ * also covers a retried DELETE whose first answer was lost); any other error keeps the resource.
  */
 export async function remove(id: string, props: Props): Promise<void> {
   const inputs = inputsOf(props, "delete");

@@ -1,21 +1,29 @@
 import { systemClock } from "../api/clock";
-import { converge, ConvergeError } from "./converge";
-import { providerContext } from "./context";
-import { lastCommandFromOutputs } from "./lastCommand";
-import { resourceInitError } from "./outcomes";
-import { requireSameService } from "./resourceId";
+import { defaultOrganizationId } from "../config";
+import { converge, ConvergeError, describeService } from "./converge";
+import { providerContext, readDeadline } from "./context";
+import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
+import { pickFields, requireSameService, requireValid } from "./inputs";
+import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
+import { isGone, resourceInitError } from "./outcomes";
 import { keptOutputs, outputsOf, type ServiceRunStateOutputs } from "./outputs";
-import { inputsOf, type ServiceRunStateInputs } from "./serviceRunStateInputs";
-import { satisfies } from "./stateTable";
+import { consoleLog, destroying, refreshing } from "./progress";
+import {
+  fieldSchemas,
+  ID_FIELDS,
+  inputsOf,
+  withDefaults,
+  type ServiceRunStateInputs,
+} from "./serviceRunStateInputs";
+import { satisfies, targetOf } from "./stateTable";
 
-/** Create and update of ServiceRunState: both converge the service to the desired state. */
+/* Create, update, read and delete of ServiceRunState. */
 
 type Props = Record<string, unknown>;
 
 /**
- * Runs the converger; on failure after an accepted command, or at the deadline of a wait on a
- * warehouse's other members, records the resource with what it saw. `recorded` is
- * `lastCommand` from the old outputs, if any: kept until this converge sends a command.
+ * Runs the converger. On a failure after an accepted command, or at the deadline of a wait on a
+ * warehouse, records the resource with what it saw, so the next `pulumi up` carries on.
  */
 async function convergeToOutputs(
   inputs: ServiceRunStateInputs,
@@ -38,7 +46,6 @@ async function convergeToOutputs(
     return outputsOf(inputs, result.service, result.lastCommand);
   } catch (error) {
     if (!(error instanceof ConvergeError && (error.commandAccepted || error.warehouseId))) throw error;
-    // A command is accepted, and a warehouse waited on, only after a GET showed the service: `error.service` is set.
     const observed = outputsOf(inputs, error.service ?? {}, error.lastCommand);
     const why = error.commandAccepted ? "The command was accepted" : "Nothing was changed";
     throw resourceInitError(
@@ -63,9 +70,117 @@ export async function update(
   const inputs = inputsOf(news, "update");
   requireSameService("ServiceRunState update", id, inputs.serviceId);
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
-    // Only options changed: no API call (nor configuration) needed, so the system clock is its clock.
+    // Only options changed: no API call (nor configuration), so the system clock is its clock.
     const lastCommand = lastCommandFromOutputs(olds.lastCommand, systemClock);
     return { outs: keptOutputs(inputs, olds, lastCommand) };
   }
   return { outs: await convergeToOutputs(inputs, news, olds.lastCommand) };
+}
+
+/** Refresh: one GET; a service that no longer exists drops the resource. */
+export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
+  const withIds = {
+    ...props,
+    serviceId: props.serviceId ?? id,
+    organizationId: props.organizationId ?? defaultOrganizationId(),
+  };
+  // Read acts on the ids only; the options it carries over are checked where they are used.
+  requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
+  requireSameService("ServiceRunState read", id, withIds.serviceId);
+  const inputs = withDefaults(withIds);
+  const { client, clock, tuning } = providerContext();
+  const previous = lastCommandFromOutputs(props.lastCommand, clock);
+  try {
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
+      deadline: readDeadline(),
+    });
+    const shown = service.state ?? "";
+    const outputs = outputsOf(inputs, service, previous && afterRead(previous, shown));
+    const kept = props.observedState;
+    if (
+      previous !== undefined &&
+      typeof kept === "string" &&
+      kept !== "" &&
+      mayPredate(shown, previous, clock.now(), tuning.commandGraceMs) &&
+      !satisfies(kept, targetOf(previous.command))
+    ) {
+      // Perhaps a read from before the last command: the state recorded since is kept, and as it
+      // does not satisfy the command's target, the next `pulumi up` looks again.
+      const label = describeService(service, inputs.serviceId);
+      consoleLog.info(
+        refreshing.keptAfterStaleRead(label, shown, previous.command, outputs.lastCommand.sentAt, kept),
+      );
+      outputs.observedState = kept;
+    }
+    return { id, props: { ...outputs } };
+  } catch (error) {
+    if (!isGone(error, ["service"])) throw error;
+    consoleLog.info(refreshing.serviceGone(inputs.serviceId));
+    return { id: "", props: {} };
+  }
+}
+
+/** A timeout from state, used only if check would accept it (state may be hand-edited). */
+function validTimeout(value: unknown): number | undefined {
+  return fieldSchemas().timeoutSeconds.schema.safeParse(value).success ? (value as number) : undefined;
+}
+
+/**
+ * Destroy. Anything but exactly `onDestroy: "stop"` makes no API call. A stop converges, bounded by
+ * `deleteTimeoutSeconds`, else `timeoutSeconds`; its failure keeps the resource in the stack.
+ */
+export async function remove(id: string, props: Props): Promise<void> {
+  const serviceId = String(props.serviceId);
+  const label = describeService({ name: props.serviceName as string | undefined }, serviceId);
+  if (props.onDestroy !== "stop") {
+    if (props.onDestroy !== undefined && props.onDestroy !== DEFAULT_ON_DESTROY)
+      consoleLog.warn(destroying.unknownOnDestroy(label, props.onDestroy));
+    const observed =
+      typeof props.observedState === "string" && props.observedState ? props.observedState : "as it was";
+    consoleLog.info(destroying.left(label, observed));
+    return;
+  }
+  const timeoutSeconds =
+    validTimeout(props.deleteTimeoutSeconds) ?? validTimeout(props.timeoutSeconds) ?? DEFAULT_TIMEOUT_SECONDS;
+  const organizationId = (props.organizationId as string | undefined) ?? defaultOrganizationId();
+  requireValid(
+    "ServiceRunState delete",
+    { organizationId, serviceId: props.serviceId },
+    pickFields(fieldSchemas(), ID_FIELDS),
+  );
+  requireSameService('ServiceRunState delete (the stop of onDestroy: "stop")', id, serviceId);
+  const context = providerContext();
+  try {
+    const result = await converge(
+      {
+        organizationId: organizationId as string,
+        serviceId,
+        desired: "stopped",
+        timeoutMs: timeoutSeconds * 1000,
+        waitForState: true,
+        // Right after a start, a GET may still show stopped: that is no reason to call it done.
+        lastCommand: lastCommandFromOutputs(props.lastCommand, context.clock),
+      },
+      context,
+    );
+    consoleLog.info(
+      destroying.stopped(describeService(result.service, serviceId), result.commands.length > 0),
+    );
+  } catch (error) {
+    if (error instanceof ConvergeError && error.kind === "api" && isGone(error.cause, ["service"])) {
+      consoleLog.info(destroying.serviceGone(label));
+      return;
+    }
+    if (error instanceof ConvergeError && error.kind === "terminal") {
+      // No command can stop it: keeping the resource would only block destroy for good.
+      consoleLog.warn(destroying.terminal(label, error.service!.state));
+      return;
+    }
+    throw new Error(
+      `${(error as Error).message} Stopping on destroy (onDestroy: "stop", waiting at most ${timeoutSeconds}s: ` +
+        `customTimeouts.delete / deleteTimeoutSeconds, else timeoutSeconds) failed: the resource stays in the ` +
+        `stack; run \`pulumi destroy\` again to retry.`,
+      { cause: error },
+    );
+  }
 }

@@ -12,9 +12,7 @@ import {
 } from "./inputs";
 import { satisfies, type DesiredState } from "./stateTable";
 
-/** The inputs of ServiceRunState: their rules, their defaults, and the entry points that act on them alone (check, diff). */
-
-export type OnDestroy = "leave" | "stop";
+/* The inputs of ServiceRunState: their rules, their defaults, and check and diff, which act on them alone. */
 
 export interface ServiceRunStateInputs {
   organizationId: string;
@@ -22,14 +20,13 @@ export interface ServiceRunStateInputs {
   state: DesiredState;
   timeoutSeconds: number;
   waitForState: boolean;
-  onDestroy: OnDestroy;
+  onDestroy: "leave" | "stop";
   /** Bounds a stop on destroy; absent: `timeoutSeconds`. */
   deleteTimeoutSeconds?: number;
 }
 
 type Props = Record<string, unknown>;
 
-/** The fields of ServiceRunState, validated at check and re-validated at every entry point. */
 export const fieldSchemas = once(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
   serviceId: { schema: uuidField("serviceId"), required: true },
@@ -46,7 +43,6 @@ export const fieldSchemas = once(() => ({
   deleteTimeoutSeconds: { schema: timeoutField("deleteTimeoutSeconds"), required: false },
 }));
 
-/** The fields that name the service: a change replaces the resource. */
 export const ID_FIELDS = ["organizationId", "serviceId"] as const;
 
 export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
@@ -58,7 +54,7 @@ export async function check(_olds: Props, news: Props): Promise<{ inputs: Props;
   });
 }
 
-/** Outputs no longer written (`transitionSeconds`) are not compared: state that holds them shows no change. */
+/** Outputs no longer written (`transitionSeconds`) are not compared: state holding them shows no change. */
 export async function diff(_id: string, olds: Props, news: Props) {
   requireValid("ServiceRunState diff", news, fieldSchemas(), { allowUnknown: true });
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
@@ -80,7 +76,6 @@ export async function diff(_id: string, olds: Props, news: Props) {
   };
 }
 
-/** The inputs an entry point acts on, re-validated: nothing but exactly running/stopped becomes a command. */
 export function inputsOf(props: Props, what: string): ServiceRunStateInputs {
   requireValid(`ServiceRunState ${what}`, props, fieldSchemas());
   return withDefaults(props);

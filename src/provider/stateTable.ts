@@ -1,20 +1,14 @@
-/**
- * How each API state counts for a desired run state (the table in the README, "How each API state counts").
- * Pure: the table test drives it directly, and the converger only asks it what to do next.
- */
+/* How each API state counts for a desired run state (the README's table). Pure: the tests drive it directly. */
 
+/** The run state a ServiceRunState declares. */
 export type DesiredState = "running" | "stopped";
 
 /** What to do next when the service is in some state and should be in another. */
 export type Decision =
-  /** Nothing to do; `warning` set when the state only counts as satisfied (degraded). */
+  /** `warning` set when the state only counts as satisfied (degraded). */
   | { action: "satisfied"; warning?: string }
   | { action: "start" }
   | { action: "stop" }
-  /**
-   * Poll again later: a transition towards the target is under way, a transition the other
-   * way must settle before a command can be sent, or the state is one the table does not know.
-   */
   | { action: "wait"; reason: "transition" | "conflicting-transition" | "unknown" }
   /** No command can help: the service is gone or broken. */
   | { action: "fail"; reason: string };
@@ -62,22 +56,16 @@ export function decide(observedState: string, desired: DesiredState): Decision {
   return { action: "wait", reason: "unknown" };
 }
 
-/**
- * Whether the table sends `command` from `state` (start: `stopped`; stop: `running`, `idle`,
- * `degraded`). Right after the command, a GET may still show such a state: the server has not
- * made the command visible yet.
- */
+/** Whether the table sends `command` from `state`: right after it, a GET may still show such a state. */
 export function sentFrom(state: string, command: "start" | "stop"): boolean {
   return decide(state, targetOf(command)).action === command;
 }
 
-/** The run state a command is sent to reach. */
 export function targetOf(command: "start" | "stop"): DesiredState {
   return command === "start" ? "running" : "stopped";
 }
 
-/** Whether an observed state already satisfies the desired one (diff uses it: no API call). */
+/** Whether an observed state already satisfies the desired one; no state at all satisfies nothing. */
 export function satisfies(observedState: string | undefined, desired: DesiredState): boolean {
-  // No state at all is an unknown state: it satisfies nothing.
   return decide(observedState ?? "", desired).action === "satisfied";
 }

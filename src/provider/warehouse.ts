@@ -5,18 +5,15 @@ import { isGone } from "./outcomes";
 
 /*
  * Warehouses: services that share one data set. The service refuses to stop a primary while a
- * secondary of its warehouse is not stopped, and may refuse a secondary's start while its primary
- * is stopped. The stack's other resources (or a person) bring the other members round in their
- * own time, and no order of resources suits both a stop and a start, so such a refusal is a
- * reason to wait and try again, not to fail. No operation lists a warehouse's members: the
- * converger learns of a warehouse only from the GET of its own service, and whether the refusal
- * still holds only by sending the command again.
+ * secondary is not stopped, and may refuse a secondary's start while its primary is stopped. No
+ * order of resources suits both a stop and a start, so such a refusal is a reason to wait and try
+ * again. The converger knows of a warehouse only from its own service's GET, and whether the
+ * refusal still holds only by sending the command again.
  */
 
 /** Statuses with a meaning of their own, never a warehouse's refusal (409 is a transition in progress). */
 const OWN_MEANING: readonly number[] = [401, 403, 404, 409, 429];
 
-/** A wait on a warehouse: which one, the service's role in it, and the refusals so far. */
 export interface WarehouseWait {
   warehouseId: string;
   role: "primary" | "secondary";
@@ -27,9 +24,9 @@ export interface WarehouseWait {
 }
 
 /**
- * The wait `error` starts or continues, when it is a warehouse's refusal of `command`: a 4xx
- * without a meaning of its own, to a command that the service's role (as its last GET showed it)
- * can be refused. The status and wording are not documented, so neither is looked at further.
+ * The wait `error` starts or continues when it is a warehouse's refusal of `command`: a 4xx without
+ * a meaning of its own, to a command the service's role can be refused. The status and wording are
+ * not documented, so neither is looked at further.
  */
 export function warehouseRefusal(
   error: unknown,
@@ -53,7 +50,6 @@ export function warehouseRefusal(
   return { warehouseId, role, command, refusals, lastAnswer: error.message };
 }
 
-/** What must happen first, for a progress line and the deadline's error. */
 export function warehouseBlocker(wait: WarehouseWait): string {
   return wait.role === "primary"
     ? `it is the primary of warehouse ${wait.warehouseId}, whose secondary services must be stopped first`

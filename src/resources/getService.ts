@@ -2,13 +2,12 @@ import * as pulumi from "@pulumi/pulumi";
 import { ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
 import { apiClientFor, resolveConfig } from "../config";
-import { programStackConfig } from "./programDefaults";
+import { programOrganizationId, programStackConfig } from "./programDefaults";
 
 /*
- * `getService` / `getServiceOutput`: the read operation as a Pulumi function. It runs in the
- * program's process (not in the provider host), during preview as during up, and reads its
- * settings as the providers do: stack config (`new pulumi.Config("dbcloud")`), then environment.
- * The client is built per call and dropped: nothing holding the key secret is kept or captured.
+ * `getService` / `getServiceOutput`: the read as a Pulumi function, run in the program's process
+ * with the providers' settings. The client is built per call and dropped: nothing holding the key
+ * secret is kept or captured.
  */
 
 /** Arguments of `getService`: plain values. */
@@ -33,17 +32,10 @@ export const SECRET_SERVICE_FIELDS: readonly string[] = ["encryptionKey"];
 /** Names that look like a credential, for fields the API adds later (at any depth). */
 const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
 
-/**
- * The deepest nesting a service read may have. Pulumi's own walk over an Output's value recurses
- * and overflows the stack a few thousand levels down, crashing the program; a Service nests a
- * few levels.
- */
+/** The deepest nesting a service read may have: Pulumi's own walk over an Output's value recurses. */
 export const MAX_SERVICE_DEPTH = 100;
 
-/**
- * Whether the service carries a secret value (a known secret field or a credential-like name,
- * set), and how deep it nests. Iterative: data from the network may nest at any depth.
- */
+/** Whether the service carries a secret value, and how deep it nests. Iterative: network data may nest at any depth. */
 export function inspectService(service: unknown): { holdsSecret: boolean; depth: number } {
   const pending: { value: unknown; name: string; depth: number }[] = [{ value: service, name: "", depth: 0 }];
   let holdsSecret = false;
@@ -68,21 +60,12 @@ export function holdsSecret(service: unknown): boolean {
 }
 
 /**
- * Reads one service (GET) through the shared client: rate budget, retries, typed errors, no
- * secret in any message. Resolves to the service as the API returned it, fields the spec does
- * not list included; the promise form gives every value in clear, `encryptionKey` included. A
- * service nesting deeper than `MAX_SERVICE_DEPTH` is a `ResponseValidationError`.
+ * Reads one service (GET) through the shared client: rate budget, retries, typed errors. Resolves
+ * to the service as the API returned it, every value in clear, `encryptionKey` included.
  */
 export async function getService(args: GetServiceArgs): Promise<Service> {
   const config = resolveConfig(programStackConfig, process.env);
-  const organizationId = args.organizationId || config.organizationId;
-  if (!organizationId) {
-    throw new Error(
-      "getService: organizationId is not set. Pass it as an argument, or set stack config " +
-        "dbcloud:organizationId (pulumi config set dbcloud:organizationId <uuid>) or environment variable " +
-        "DBCLOUD_ORGANIZATION_ID.",
-    );
-  }
+  const organizationId = args.organizationId || programOrganizationId("getService");
   const client = apiClientFor(config, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
   const { service, requestId } = await client.getService(organizationId, args.serviceId);
   if (inspectService(service).depth > MAX_SERVICE_DEPTH) {
@@ -98,9 +81,8 @@ export async function getService(args: GetServiceArgs): Promise<Service> {
 }
 
 /**
- * `getService` as an Output, for inputs that are Outputs themselves. When the service carries a
- * secret value (`encryptionKey`, or a credential-like field the API adds later), the whole
- * result is a secret Output, and so is every value taken from it.
+ * `getService` as an Output. When the service carries a secret value (`encryptionKey`, or a
+ * credential-like field the API adds later), the whole result is a secret Output.
  */
 export function getServiceOutput(args: GetServiceOutputArgs): pulumi.Output<Service> {
   const read = pulumi.output(args).apply((resolved) => getService(resolved));

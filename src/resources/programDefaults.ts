@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { readSetting } from "../config";
 
-/**
- * Defaults resolved in the Pulumi program (not in the provider): the organization from stack
- * config or environment, and `customTimeouts` turned into `timeoutSeconds`, since the provider
- * host never sees resource options.
+/*
+ * Defaults resolved in the Pulumi program, not in the provider: the organization from stack config
+ * or environment, and `customTimeouts` as seconds, since the provider host never sees resource options.
  */
 
 /** The program's `dbcloud:*` stack config, by full key (`dbcloud:apiUrl`). */
@@ -13,11 +12,12 @@ export function programStackConfig(key: string): string | undefined {
   return new pulumi.Config(namespace).get(name);
 }
 
-export function programOrganizationId(resourceType: string, name: string): string {
+/** The configured organization; `what` (a resource, or getService) names the caller when none is set. */
+export function programOrganizationId(what: string): string {
   const value = readSetting("organizationId", programStackConfig, process.env);
   if (!value) {
     throw new Error(
-      `${resourceType} "${name}": organizationId is not set. Pass it as an argument, or set stack config ` +
+      `${what}: organizationId is not set. Pass it as an argument, or set stack config ` +
         `dbcloud:organizationId (pulumi config set dbcloud:organizationId <uuid>) or environment variable ` +
         `DBCLOUD_ORGANIZATION_ID.`,
     );
@@ -25,21 +25,15 @@ export function programOrganizationId(resourceType: string, name: string): strin
   return value;
 }
 
+const UNIT_SECONDS: Record<string, number> = { h: 3600, m: 60, s: 1 };
+
 /** Parses a Go-style duration as used by `customTimeouts`: "90s", "20m", "1h30m", "1.5h". */
 export function parseDurationSeconds(text: string): number | undefined {
   const trimmed = text.trim();
   if (!/^(\d+(\.\d+)?(h|m|s|ms))+$/.test(trimmed)) return undefined;
   let seconds = 0;
-  for (const match of trimmed.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) {
-    const amount = Number(match[1]);
-    seconds +=
-      match[2] === "h"
-        ? amount * 3600
-        : match[2] === "m"
-          ? amount * 60
-          : match[2] === "s"
-            ? amount
-            : amount / 1000;
+  for (const [, amount, unit] of trimmed.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) {
+    seconds += unit === "ms" ? Number(amount) / 1000 : Number(amount) * UNIT_SECONDS[unit];
   }
   return seconds;
 }
@@ -53,7 +47,7 @@ export function timeoutFromCustomTimeouts(
   return longestTimeout(resourceType, name, timeouts, ["create", "update"]);
 }
 
-/** `customTimeouts.delete` in seconds (bounds a stop on destroy, or an endpoint's DELETE); undefined when not set. */
+/** `customTimeouts.delete` in seconds; undefined when not set. */
 export function deleteTimeoutFromCustomTimeouts(
   resourceType: string,
   name: string,

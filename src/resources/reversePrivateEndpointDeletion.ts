@@ -7,10 +7,7 @@ function lib(): typeof ProviderModule {
   return require("pulumi-dbcloud/provider");
 }
 
-/**
- * The provider of ReversePrivateEndpointDeletion: one-line calls into `pulumi-dbcloud/provider`,
- * no credentials captured. An id change is a replacement; a timeout change an update with no API call.
- */
+/** The provider of ReversePrivateEndpointDeletion: one-line calls into `pulumi-dbcloud/provider`, no credentials captured. */
 export const reversePrivateEndpointDeletionProvider: pulumi.dynamic.ResourceProvider = {
   configure: (request) => lib().configure(request),
   check: (olds, news) => lib().reversePrivateEndpointDeletionCheck(olds, news),
@@ -21,16 +18,13 @@ export const reversePrivateEndpointDeletionProvider: pulumi.dynamic.ResourceProv
   delete: (id, props) => lib().reversePrivateEndpointDeletionDelete(id, props),
 };
 
-/** Arguments of {@link ReversePrivateEndpointDeletion}; each may be a plain value or a Pulumi `Input`. Changing any of them replaces the resource, which deletes the old endpoint. */
+/** Arguments of {@link ReversePrivateEndpointDeletion}; changing any id replaces the resource, which deletes the old endpoint. */
 export interface ReversePrivateEndpointDeletionArgs {
   /** Organization of the service (a uuid). Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
   organizationId?: pulumi.Input<string>;
-  /** The service the endpoint belongs to (a uuid). Changing it replaces the resource. */
+  /** The service the endpoint belongs to (a uuid). */
   serviceId: pulumi.Input<string>;
-  /**
-   * The reverse private endpoint to delete on destroy: 1 to 128 of letters, digits and `. _ : ~ -`,
-   * not dots alone. Changing it replaces the resource (the old endpoint is deleted).
-   */
+  /** The endpoint to delete on destroy: 1 to 128 of letters, digits and `. _ : ~ -`, not dots alone. */
   reversePrivateEndpointId: pulumi.Input<string>;
   /** How long the DELETE on destroy may take, retries included, in seconds. Default 300, or `customTimeouts.delete`. */
   timeoutSeconds?: pulumi.Input<number>;
@@ -38,8 +32,7 @@ export interface ReversePrivateEndpointDeletionArgs {
 
 /**
  * Adopts an existing reverse private endpoint of a service and deletes it when the resource is
- * destroyed or replaced. Creating it deletes nothing. Use `protect` or `retainOnDelete` to keep
- * an endpoint.
+ * destroyed or replaced. Creating it deletes nothing; `protect` or `retainOnDelete` keep an endpoint.
  */
 export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
   /** Organization of the service (a uuid), as given or taken from the config default. */
@@ -62,7 +55,7 @@ export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
       reversePrivateEndpointDeletionProvider,
       name,
       {
-        organizationId: args.organizationId ?? programOrganizationId(type, name),
+        organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
         serviceId: args.serviceId,
         reversePrivateEndpointId: args.reversePrivateEndpointId,
         timeoutSeconds:

@@ -8,30 +8,20 @@ import {
   timeoutFromCustomTimeouts,
 } from "./programDefaults";
 
-export type { LastCommandOutput } from "../provider/lastCommand";
-export type { EndpointOutput } from "../provider/outputs";
+export type { EndpointOutput, LastCommandOutput };
 
-/**
- * The implementation, loaded by package name when a provider method runs. Kept in this file on
- * purpose: a helper imported from another module would be captured as that module, by
- * reference, and only `pulumi-dbcloud/provider` is an exported subpath.
- *
- * Serialized, each provider method is then one line naming `pulumi-dbcloud/provider`: about
- * 2 KB per resource in the state, the same text whether the program imports the package from
- * npm or from this repository (which links itself into node_modules), and destroy or refresh of
- * an old stack runs the installed version rather than a frozen copy. Letting Pulumi capture the
- * implementation by value instead made the provider 64 to 77 KB, and a failed create carrying
- * it as `__provider` exceeded gRPC's 64 KB header block: the host never answered.
+/*
+ * The implementation, loaded by package name when a provider method runs, and defined in this file
+ * on purpose: Pulumi captures an imported helper as its module, by reference. Serialized, each
+ * method is then one line naming `pulumi-dbcloud/provider` (about 2 KB a resource in the state),
+ * and destroy or refresh of an old stack runs the installed version. Captured by value instead, the
+ * provider grew past 64 KB and a failed create carrying it exceeded gRPC's header limit.
  */
 function lib(): typeof ProviderModule {
   return require("pulumi-dbcloud/provider");
 }
 
-/**
- * The provider of ServiceRunState. Each method is a one-line call into `pulumi-dbcloud/provider`
- * so the serialized provider stays small and refers to that subpath only. It holds no
- * credentials: they come from the stack config (`configure`) or the environment at run time.
- */
+/** The provider of ServiceRunState: one-line calls into `pulumi-dbcloud/provider`, no credentials captured. */
 export const serviceRunStateProvider: pulumi.dynamic.ResourceProvider = {
   configure: (request) => lib().configure(request),
   check: (olds, news) => lib().serviceRunStateCheck(olds, news),
@@ -54,19 +44,15 @@ export interface ServiceRunStateArgs {
   timeoutSeconds?: pulumi.Input<number>;
   /** Wait until the service is in the state (default true); false returns once the command is accepted. */
   waitForState?: pulumi.Input<boolean>;
-  /**
-   * What destroying the resource does to the service: `leave` it as it is (default), or `stop`
-   * it and wait until it is stopped. A failed stop keeps the resource in the stack.
-   */
+  /** What destroy does to the service: `leave` it (default), or `stop` it and wait; a failed stop keeps the resource. */
   onDestroy?: pulumi.Input<"leave" | "stop">;
   /** How long a stop on destroy may wait, in seconds. Default `customTimeouts.delete`, else `timeoutSeconds`. */
   deleteTimeoutSeconds?: pulumi.Input<number>;
 }
 
 /**
- * Declares that a database service is running or stopped. `pulumi up` sends start/stop only
- * when needed and waits for the state; `pulumi refresh` shows drift; destroying the resource
- * leaves the service as it is, or stops it with `onDestroy: "stop"`.
+ * Declares that a database service is running or stopped: `pulumi up` sends start/stop only when
+ * needed and waits; destroy leaves the service as it is, or stops it with `onDestroy: "stop"`.
  */
 export class ServiceRunState extends pulumi.dynamic.Resource {
   /** Organization of the service (a uuid), as given or taken from the config default. */
@@ -89,18 +75,13 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
   declare public readonly databaseVersion: pulumi.Output<string>;
   /** The service's endpoints (protocol, host, port, username), as the API showed them last. */
   declare public readonly endpoints: pulumi.Output<EndpointOutput[]>;
-  /**
-   * The last start or stop this resource sent, when, and whether a GET has shown it since
-   * (`{ command: "", sentAt: "", seen: false }` if none). For a while after a command the API may
-   * still show the state it was sent from; within the grace period after it, until a GET shows
-   * the command, the next converge or refresh does not take such a read at its word.
-   */
+  /** The last start or stop this resource sent, when, and whether a GET has shown it since. */
   declare public readonly lastCommand: pulumi.Output<LastCommandOutput>;
 
   /**
    * @param name The unique name of the resource in the stack.
    * @param args The service and its desired state.
-   * @param opts Resource options; `customTimeouts.create`/`.update` become `timeoutSeconds` when that is not given.
+   * @param opts Resource options; `customTimeouts` become the timeouts that are not given.
    */
   constructor(name: string, args: ServiceRunStateArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ServiceRunState";
@@ -108,7 +89,7 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
       serviceRunStateProvider,
       name,
       {
-        organizationId: args.organizationId ?? programOrganizationId(type, name),
+        organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
         serviceId: args.serviceId,
         state: args.state,
         timeoutSeconds: args.timeoutSeconds ?? timeoutFromCustomTimeouts(type, name, opts?.customTimeouts),

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as provider from "../../src/provider";
 import { decide, satisfies, sentFrom, targetOf, type DesiredState } from "../../src/provider/stateTable";
-import { DEFAULT_TUNING } from "../../src/provider/tuning";
+import { DEFAULT_TUNING } from "../../src/provider/converge";
 import type { Fault } from "../../src/emulator";
 import { clockStep, describeStep, withClockStep, type ClockStep } from "./clockSteps";
 import { unlookedCommand } from "./lostAnswers";

@@ -21,7 +21,7 @@ import {
   DEFAULT_ON_DESTROY,
   READ_TIMEOUT_SECONDS,
 } from "../../src/provider/defaults";
-import { DEFAULT_TUNING } from "../../src/provider/tuning";
+import { DEFAULT_TUNING } from "../../src/provider/converge";
 
 /*
  * The README states facts the code defines: defaults, bounds, settings, output names. These tests
