@@ -233,11 +233,11 @@ describe("fault suite: the provider plugin", function () {
   const settings = (numRuns: number) => ({ seed: FUZZ_SEED, numRuns: runs(numRuns), endOnFailure: false });
 
   it("under the faults it is built to ride out, every invariant holds over gRPC", async function () {
-    await fc.assert(property(transientFault(), endpointFault(false)), settings(6));
+    await fc.assert(property(transientFault(), endpointFault(false)), settings(10));
   });
 
   it("under every fault kind, every invariant holds over gRPC", async function () {
-    await fc.assert(property(hostileFault(), endpointFault(true)), settings(6));
+    await fc.assert(property(hostileFault(), endpointFault(true)), settings(8));
   });
 
   it("no form of the key secret in any line the plugin printed, and nothing but the port on stdout", function () {
