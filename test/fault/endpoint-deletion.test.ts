@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as provider from "../../src/provider";
 import type { Fault } from "../../src/emulator";
-import { endpointFault } from "./faults";
+import { deleteBoundMs, endpointFault } from "./faults";
 import {
   countRetries,
   entriesSince,
@@ -21,18 +21,6 @@ import {
 } from "./harness";
 
 const ENDPOINT = "rpe-0a1b2c";
-/**
- * The watchdog of one destroy: 10 s, plus what the 429s ask for (each up to 10 times a wait of up
- * to 1 s, which the client honours, rounded up to the next second, since the header may say "1").
- * Past it the run fails as stuck.
- */
-function deleteBoundMs(faults: Fault[]): number {
-  let ms = 10_000;
-  for (const fault of faults)
-    if (fault.status === 429) ms += (fault.times ?? 1) * ((fault.retryAfterSeconds ?? 0) + 1) * 1000;
-  return ms;
-}
-
 type Check = "gone" | "secret";
 
 async function destroyUnder(faults: Fault[], goneBefore: boolean, checks: Check[]): Promise<void> {

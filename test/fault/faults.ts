@@ -229,3 +229,18 @@ export const FLIP_STATES = [
   "softdeleted",
   "upgrading",
 ] as const;
+
+/**
+ * The watchdog of one destroy: 10 s, plus what the 429s ask for (each up to 10 times a wait of up
+ * to 1 s, which the client honours, rounded up to the next second, since the header may say "1").
+ * Past it the run fails as stuck.
+ */
+export function deleteBoundMs(faults: Fault[]): number {
+  let ms = 10_000;
+  for (const fault of faults)
+    if (fault.status === 429) ms += (fault.times ?? 1) * ((fault.retryAfterSeconds ?? 0) + 1) * 1000;
+  return ms;
+}
+
+/** The states a resource's service starts a run in. */
+export const FIRST_STATES = ["running", "stopped", "idle", "degraded", "starting", "stopping"];

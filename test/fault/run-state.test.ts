@@ -4,11 +4,9 @@
 // the shrunk schedule and the seed to replay it (FUZZ_SEED=<seed>).
 import fc from "fast-check";
 import { FUZZ_SEED, runs } from "./harness";
-import { hostileFault, slowFault, transientFault } from "./faults";
+import { FIRST_STATES, hostileFault, slowFault, transientFault } from "./faults";
 import { ALL_INVARIANTS, runModel, runStateCommands, type Invariant } from "./runStateModel";
 import { memberFlips, type WarehouseMix } from "./warehouses";
-
-const FIRST_STATES = ["running", "stopped", "idle", "degraded", "starting", "stopping"];
 
 function property(
   fault: typeof transientFault,

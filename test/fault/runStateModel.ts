@@ -5,25 +5,20 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as provider from "../../src/provider";
-import { decide, satisfies, sentFrom, targetOf, type DesiredState } from "../../src/provider/stateTable";
+import { satisfies, sentFrom, targetOf, type DesiredState } from "../../src/provider/stateTable";
 import { DEFAULT_TUNING } from "../../src/provider/converge";
 import type { Fault } from "../../src/emulator";
 import { clockStep, describeStep, withClockStep, type ClockStep } from "./clockSteps";
-import { unlookedCommand } from "./lostAnswers";
+import { judgeConverge } from "./convergeVerdict";
 import { monotonicNow } from "../helpers/wallClock";
 import { FLIP_STATES } from "./faults";
 import { seedService, type WarehouseMix } from "./warehouses";
 import {
-  commandsApplied,
-  commandsReached,
   countRetries,
   entriesSince,
   findLeaks,
-  forbiddenCommands,
   lastSeq,
   lastShownState,
-  MAX_ATTEMPTS,
-  MAX_COMMANDS,
   runAction,
   TIME_SCALE,
   startWorld,
@@ -134,76 +129,20 @@ export class Converge implements fc.AsyncCommand<Model, Real> {
     const entries = entriesSince(world, serviceId, since);
     const flipsBack = this.faults.some((fault) => fault.flipBackAfterMs !== undefined);
     afterAction(m, r, result, since, what);
-
-    report(r, "time", [
-      ...(result.elapsedMs > boundMs
-        ? [`${what} took ${result.elapsedMs} ms; deadline + slack is ${boundMs} ms`]
-        : []),
-      ...(result.cutOff
-        ? [`${what} was still running ${boundMs + 500} ms in: the watchdog closed the emulator`]
-        : []),
-    ]);
-
-    const requestBound = MAX_ATTEMPTS * (Math.ceil((this.timeoutSeconds * 1000) / 16) + 2 * MAX_COMMANDS + 2);
-    const reached = commandsReached(entries);
-    report(r, "commands", [
-      ...forbiddenCommands(entries, this.desired),
-      ...(reached.length > MAX_COMMANDS
-        ? [`${reached.length} PATCHes reached the server in one ${what} (at most ${MAX_COMMANDS})`]
-        : []),
-      ...(entries.length > requestBound
-        ? [`${entries.length} requests in one ${what} (bound ${requestBound})`]
-        : []),
-    ]);
-
-    // Past the watchdog, the error is the emulator closing: nothing more to judge.
-    if (result.cutOff) return;
-    const shown = lastShownState(entries);
-    const applied = commandsApplied(entries);
-    const outcome: string[] = [];
-    const recorded: string[] = [];
-    if (result.error === undefined) {
-      const outs = result.value as Props;
-      const observed = String(outs.observedState);
-      const toward = decide(observed, this.desired);
-      // waitForState false returns with what the PATCH answered (README), whatever that was.
-      const last = entries[entries.length - 1];
-      const patchAnswer = last?.method === "PATCH" && last.stateShown === observed;
-      const accepted =
-        satisfies(observed, this.desired) ||
-        (!this.waitForState && (toward.action === "wait" || patchAnswer));
-      if (!accepted) outcome.push(`${what} succeeded with ${observed}, which is not ${this.desired}`);
-      // No request at all: an update of options only, which keeps the old observation.
-      if (entries.length > 0 && observed !== shown)
-        recorded.push(`${what} recorded ${observed} but the server last showed ${shown}`);
-      const now = world.emulator.service(serviceId)?.state ?? "(gone)";
-      // (An update with no request keeps its old observation: drift since is refresh's to find.)
-      if (!flipsBack && this.waitForState && entries.length > 0 && !satisfies(now, this.desired))
-        recorded.push(`${what} recorded ${observed} but the service is ${now}`);
-      m.recorded = outs;
-    } else {
-      outcome.push(...unclearError(result.error, entries, world));
-      const init = result.error as { id?: unknown; properties?: Props };
-      if (init.properties !== undefined) {
-        if (init.id !== serviceId)
-          recorded.push(`init error recorded id ${String(init.id)}, not ${serviceId}`);
-        const observed = init.properties.observedState;
-        if (observed !== (shown ?? "") && !result.cutOff)
-          recorded.push(`init error recorded ${String(observed)} but the server last showed ${shown}`);
-        m.recorded = init.properties;
-        recorded.push(...unlookedCommand(entries, result.elapsedMs, this.timeoutSeconds));
-      } else if (applied.length > 0) {
-        // Counted where it is judged, like leaks: the counts line sums violations of checked invariants.
-        if (r.invariants.includes("recorded")) totals.lost++;
-        recorded.push(
-          `${what} threw a plain error after ${applied.length} command(s) changed the service ` +
-            `(${applied.map((e) => `${e.command}: ${e.stateBefore} -> ${e.stateAfter}, answer ${e.status}`).join("; ")}): ` +
-            `the resource is lost. Error: ${String((result.error as Error).message).slice(0, 300)}`,
-        );
-      }
-    }
-    report(r, "outcome", outcome);
-    report(r, "recorded", recorded);
+    const { desired, timeoutSeconds, waitForState } = this;
+    const thrown = result.error as { id?: unknown; properties?: Props } | undefined;
+    const verdict = judgeConverge(
+      world,
+      { what, serviceId, desired, timeoutSeconds, waitForState, flipsBack, boundMs },
+      entries,
+      result,
+      thrown?.properties !== undefined ? thrown : undefined,
+    );
+    if (verdict.recordedProps) m.recorded = verdict.recordedProps;
+    // Counted where it is judged, like leaks: the counts line sums violations of checked invariants.
+    if (verdict.lost && r.invariants.includes("recorded")) totals.lost++;
+    for (const group of ["time", "commands", "outcome", "recorded"] as const)
+      report(r, group, verdict[group]);
   }
   toString = () =>
     `converge to ${this.desired} (timeoutSeconds ${this.timeoutSeconds}, wait ${this.waitForState})` +
