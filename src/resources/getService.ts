@@ -1,5 +1,4 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
 import { apiClientFor, resolveConfig } from "../config";
 import { programOrganizationId, programStackConfig } from "./programDefaults";
@@ -32,31 +31,20 @@ export const SECRET_SERVICE_FIELDS: readonly string[] = ["encryptionKey"];
 /** Names that look like a credential, for fields the API adds later (at any depth). */
 const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
 
-/** The deepest nesting a service read may have: Pulumi's own walk over an Output's value recurses. */
-export const MAX_SERVICE_DEPTH = 100;
-
-/** Whether the service carries a secret value, and how deep it nests. Iterative: network data may nest at any depth. */
-export function inspectService(service: unknown): { holdsSecret: boolean; depth: number } {
-  const pending: { value: unknown; name: string; depth: number }[] = [{ value: service, name: "", depth: 0 }];
-  let holdsSecret = false;
-  let depth = 0;
+/** Whether a known secret field or a credential-like name is set, at any depth (iterative: network data). */
+export function holdsSecret(service: unknown): boolean {
+  const pending: { value: unknown; name: string }[] = [{ value: service, name: "" }];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { value, name } = next;
-    depth = Math.max(depth, next.depth);
     if (value === null || value === undefined || value === "") continue;
     if (typeof value === "object") {
       const entries = Array.isArray(value)
         ? value.map((item) => [name, item] as const)
         : Object.entries(value);
-      for (const [key, item] of entries) pending.push({ value: item, name: key, depth: next.depth + 1 });
-    } else if (SECRET_SERVICE_FIELDS.includes(name) || CREDENTIAL_NAME.test(name)) holdsSecret = true;
+      for (const [key, item] of entries) pending.push({ value: item, name: key });
+    } else if (SECRET_SERVICE_FIELDS.includes(name) || CREDENTIAL_NAME.test(name)) return true;
   }
-  return { holdsSecret, depth };
-}
-
-/** Whether the service carries a secret value: a known secret field or a credential-like name, set. */
-export function holdsSecret(service: unknown): boolean {
-  return inspectService(service).holdsSecret;
+  return false;
 }
 
 /**
@@ -67,16 +55,8 @@ export async function getService(args: GetServiceArgs): Promise<Service> {
   const config = resolveConfig(programStackConfig, process.env);
   const organizationId = args.organizationId || programOrganizationId("getService");
   const client = apiClientFor(config, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
-  const { service, requestId } = await client.getService(organizationId, args.serviceId);
-  if (inspectService(service).depth > MAX_SERVICE_DEPTH) {
-    throw new ResponseValidationError({
-      status: 200,
-      requestId,
-      method: "GET",
-      path: `/v1/organizations/${organizationId}/services/${args.serviceId}`,
-      issues: [`(body): nests deeper than ${MAX_SERVICE_DEPTH} levels`],
-    });
-  }
+  // The transport refuses bodies deeper than MAX_JSON_DEPTH, so Pulumi's recursive walk of the Output is safe.
+  const { service } = await client.getService(organizationId, args.serviceId);
   return service;
 }
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { holdsSecret, inspectService } from "../../src/resources/getService";
+import { holdsSecret } from "../../src/resources/getService";
 
 /*
- * The walk over a service read that decides whether getServiceOutput's result is secret, and how
- * deep it nests: data from the network, walked without recursion.
+ * The walk over a service read that decides whether getServiceOutput's result is secret:
+ * data from the network, walked without recursion.
  */
 
 describe("getService: the walk for credential-like fields", () => {
@@ -24,6 +24,5 @@ describe("getService: the walk for credential-like fields", () => {
     };
     assert.equal(holdsSecret({ futureField: nest({ password: "p" }, 100_000) }), true);
     assert.equal(holdsSecret({ futureField: nest({ password: null }, 100_000) }), false);
-    assert.equal(inspectService({ futureField: nest(1, 100_000) }).depth, 100_001);
   });
 });
