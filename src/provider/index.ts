@@ -12,48 +12,23 @@ import * as endpointDeletion from "./reversePrivateEndpointDeletion";
 import * as serviceRunState from "./serviceRunState";
 import * as serviceRunStateInputs from "./serviceRunStateInputs";
 
-type Props = Record<string, unknown>;
-
 /** Both providers' `configure`: keeps the `dbcloud:*` stack config for the calls that follow. */
 export function configure(request: { config: { get(key: string): unknown } }): Promise<void> {
   configureFromStack(request);
   return Promise.resolve();
 }
 
-export function serviceRunStateCheck(olds: Props, news: Props) {
-  return serviceRunStateInputs.check(olds, news);
-}
-export function serviceRunStateDiff(id: string, olds: Props, news: Props) {
-  return serviceRunStateInputs.diff(id, olds, news);
-}
-export function serviceRunStateCreate(inputs: Props) {
-  return serviceRunState.create(inputs);
-}
-export function serviceRunStateRead(id: string, props: Props) {
-  return serviceRunState.read(id, props);
-}
-export function serviceRunStateUpdate(id: string, olds: Props, news: Props) {
-  return serviceRunState.update(id, olds, news);
-}
-export function serviceRunStateDelete(id: string, props: Props) {
-  return serviceRunState.remove(id, props);
-}
+// The same functions under their stored names: aliases, so the signatures are the modules' own.
+export const serviceRunStateCheck = serviceRunStateInputs.check;
+export const serviceRunStateDiff = serviceRunStateInputs.diff;
+export const serviceRunStateCreate = serviceRunState.create;
+export const serviceRunStateRead = serviceRunState.read;
+export const serviceRunStateUpdate = serviceRunState.update;
+export const serviceRunStateDelete = serviceRunState.remove;
 
-export function reversePrivateEndpointDeletionCheck(olds: Props, news: Props) {
-  return endpointDeletion.check(olds, news);
-}
-export function reversePrivateEndpointDeletionDiff(id: string, olds: Props, news: Props) {
-  return endpointDeletion.diff(id, olds, news);
-}
-export function reversePrivateEndpointDeletionCreate(inputs: Props) {
-  return endpointDeletion.create(inputs);
-}
-export function reversePrivateEndpointDeletionUpdate(id: string, olds: Props, news: Props) {
-  return endpointDeletion.update(id, olds, news);
-}
-export function reversePrivateEndpointDeletionRead(id: string, props: Props) {
-  return endpointDeletion.read(id, props);
-}
-export function reversePrivateEndpointDeletionDelete(id: string, props: Props) {
-  return endpointDeletion.remove(id, props);
-}
+export const reversePrivateEndpointDeletionCheck = endpointDeletion.check;
+export const reversePrivateEndpointDeletionDiff = endpointDeletion.diff;
+export const reversePrivateEndpointDeletionCreate = endpointDeletion.create;
+export const reversePrivateEndpointDeletionUpdate = endpointDeletion.update;
+export const reversePrivateEndpointDeletionRead = endpointDeletion.read;
+export const reversePrivateEndpointDeletionDelete = endpointDeletion.remove;
