@@ -12,7 +12,7 @@ export {
   MAX_TIMEOUT_SECONDS,
 } from "../provider/defaults";
 export { checkFields, pickFields, type FieldSchemas } from "../provider/inputs";
-export { outputsOf as serviceRunStateOutputs } from "../provider/outputs";
+export { outputsOf as serviceRunStateOutputs } from "../provider/serviceRunStateInputs";
 export { fieldSchemas as reversePrivateEndpointDeletionFields } from "../provider/reversePrivateEndpointDeletion";
 export {
   fieldSchemas as serviceRunStateFields,

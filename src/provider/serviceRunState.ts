@@ -6,14 +6,16 @@ import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import { pickFields, requireSameService, requireValid } from "./inputs";
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, resourceInitError } from "./outcomes";
-import { keptOutputs, outputsOf, type ServiceRunStateOutputs } from "./outputs";
 import { consoleLog, destroying, refreshing } from "./progress";
 import {
   fieldSchemas,
   ID_FIELDS,
   inputsOf,
+  keptOutputs,
+  outputsOf,
   withDefaults,
   type ServiceRunStateInputs,
+  type ServiceRunStateOutputs,
 } from "./serviceRunStateInputs";
 import { satisfies, targetOf } from "./stateTable";
 

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
 import type { LastCommandOutput } from "../provider/lastCommand";
-import type { EndpointOutput } from "../provider/outputs";
+import type { EndpointOutput } from "../provider/serviceRunStateInputs";
 import {
   deleteTimeoutFromCustomTimeouts,
   programOrganizationId,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
-import { outputsOf } from "../../src/provider/outputs";
+import { outputsOf } from "../../src/provider/serviceRunStateInputs";
 import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
 
 /*
