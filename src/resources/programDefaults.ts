@@ -38,25 +38,8 @@ export function parseDurationSeconds(text: string): number | undefined {
   return seconds;
 }
 
-/** The longer of `customTimeouts.create` and `.update`, in seconds; undefined when neither is set. */
-export function timeoutFromCustomTimeouts(
-  resourceType: string,
-  name: string,
-  timeouts: pulumi.CustomTimeouts | undefined,
-): number | undefined {
-  return longestTimeout(resourceType, name, timeouts, ["create", "update"]);
-}
-
-/** `customTimeouts.delete` in seconds; undefined when not set. */
-export function deleteTimeoutFromCustomTimeouts(
-  resourceType: string,
-  name: string,
-  timeouts: pulumi.CustomTimeouts | undefined,
-): number | undefined {
-  return longestTimeout(resourceType, name, timeouts, ["delete"]);
-}
-
-function longestTimeout(
+/** The longest of the `customTimeouts` named by `keys`, in seconds; undefined when none of them is set. */
+export function customTimeoutSeconds(
   resourceType: string,
   name: string,
   timeouts: pulumi.CustomTimeouts | undefined,

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
-import { deleteTimeoutFromCustomTimeouts, programOrganizationId } from "./programDefaults";
+import { customTimeoutSeconds, programOrganizationId } from "./programDefaults";
 
 /** The implementation, loaded by package name when a method runs: see serviceRunState.ts. */
 function lib(): typeof ProviderModule {
@@ -59,7 +59,7 @@ export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
         serviceId: args.serviceId,
         reversePrivateEndpointId: args.reversePrivateEndpointId,
         timeoutSeconds:
-          args.timeoutSeconds ?? deleteTimeoutFromCustomTimeouts(type, name, opts?.customTimeouts),
+          args.timeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["delete"]),
       },
       opts,
       "dbcloud",

@@ -2,11 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
 import type { LastCommandOutput } from "../provider/lastCommand";
 import type { EndpointOutput } from "../provider/serviceRunStateInputs";
-import {
-  deleteTimeoutFromCustomTimeouts,
-  programOrganizationId,
-  timeoutFromCustomTimeouts,
-} from "./programDefaults";
+import { customTimeoutSeconds, programOrganizationId } from "./programDefaults";
 
 export type { EndpointOutput, LastCommandOutput };
 
@@ -92,11 +88,12 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
         organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
         serviceId: args.serviceId,
         state: args.state,
-        timeoutSeconds: args.timeoutSeconds ?? timeoutFromCustomTimeouts(type, name, opts?.customTimeouts),
+        timeoutSeconds:
+          args.timeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["create", "update"]),
         waitForState: args.waitForState,
         onDestroy: args.onDestroy,
         deleteTimeoutSeconds:
-          args.deleteTimeoutSeconds ?? deleteTimeoutFromCustomTimeouts(type, name, opts?.customTimeouts),
+          args.deleteTimeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["delete"]),
         observedState: undefined,
         serviceName: undefined,
         databaseVersion: undefined,

@@ -1,9 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  deleteTimeoutFromCustomTimeouts,
-  parseDurationSeconds,
-  timeoutFromCustomTimeouts,
-} from "../../src/resources/programDefaults";
+import { customTimeoutSeconds, parseDurationSeconds } from "../../src/resources/programDefaults";
 import { ReversePrivateEndpointDeletion, ServiceRunState } from "../../src";
 import { captureProgram } from "../../src/engine-driver/capture";
 
@@ -28,11 +24,13 @@ describe("program-time defaults", () => {
   });
 
   it("takes the longer of create and update, and names the option on a bad value", () => {
-    assert.equal(timeoutFromCustomTimeouts("ServiceRunState", "a", { create: "10m", update: "30m" }), 1800);
-    assert.equal(timeoutFromCustomTimeouts("ServiceRunState", "a", { delete: "5m" }), undefined);
-    assert.equal(timeoutFromCustomTimeouts("ServiceRunState", "a", undefined), undefined);
+    const createOrUpdate = (timeouts: Parameters<typeof customTimeoutSeconds>[2]) =>
+      customTimeoutSeconds("ServiceRunState", "a", timeouts, ["create", "update"]);
+    assert.equal(createOrUpdate({ create: "10m", update: "30m" }), 1800);
+    assert.equal(createOrUpdate({ delete: "5m" }), undefined);
+    assert.equal(createOrUpdate(undefined), undefined);
     assert.throws(
-      () => timeoutFromCustomTimeouts("ServiceRunState", "a", { create: "ten minutes" }),
+      () => createOrUpdate({ create: "ten minutes" }),
       /ServiceRunState "a": customTimeouts.create "ten minutes" is not a duration; write it like "20m"/,
     );
   });
@@ -86,7 +84,7 @@ describe("program-time defaults", () => {
     assert.equal(inputs.c.deleteTimeoutSeconds, undefined, "left to timeoutSeconds");
     assert.equal(inputs.c.onDestroy, undefined, "left to the provider's default");
     assert.throws(
-      () => deleteTimeoutFromCustomTimeouts("ServiceRunState", "a", { delete: "later" }),
+      () => customTimeoutSeconds("ServiceRunState", "a", { delete: "later" }, ["delete"]),
       /customTimeouts.delete "later" is not a duration/,
     );
   });
