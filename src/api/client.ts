@@ -29,10 +29,6 @@ import {
   type ServiceResult,
 } from "./options";
 
-// The provider and tests take these from the client's module; the root takes them from options.ts.
-export { DEFAULT_TIMEOUTS } from "./options";
-export type { ApiClientOptions, ApplyBudget, CallOptions, RequestOptions, ServiceCommand } from "./options";
-
 const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
 const STATE_PATH = `${SERVICE_PATH}/state`;
 const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePrivateEndpointId}`;

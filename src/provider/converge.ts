@@ -1,4 +1,4 @@
-import type { ApplyBudget, ServiceCommand } from "../api/client";
+import type { ApplyBudget, ServiceCommand } from "../api/options";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
 import {

@@ -1,5 +1,6 @@
 import type { Clock } from "../api/clock";
-import type { ApiClient, ServiceCommand } from "../api/client";
+import type { ApiClient } from "../api/client";
+import type { ServiceCommand } from "../api/options";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";

@@ -1,4 +1,4 @@
-import type { ServiceCommand } from "../api/client";
+import type { ServiceCommand } from "../api/options";
 import { fromWallTime, wallNow, type Clock } from "../api/clock";
 import { sentFrom } from "./stateTable";
 

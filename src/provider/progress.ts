@@ -1,4 +1,4 @@
-import type { ServiceCommand } from "../api/client";
+import type { ServiceCommand } from "../api/options";
 import { seconds, type ProgressLog } from "./convergeTypes";
 import { warehouseBlocker, type WarehouseWait } from "./warehouse";
 

@@ -1,4 +1,4 @@
-import type { ServiceCommand } from "../api/client";
+import type { ServiceCommand } from "../api/options";
 import { ApiError } from "../api/errors";
 import type { Service } from "../api/schemas";
 import { isGone } from "./outcomes";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import type { ApiClient, ServiceCommand } from "../../src/api/client";
+import type { ApiClient } from "../../src/api/client";
+import type { ServiceCommand } from "../../src/api/options";
 import { ConflictError } from "../../src/api/errors";
 import {
   ConvergeError,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { ApiClient, type ApplyBudget } from "../../src/api/client";
+import { ApiClient } from "../../src/api/client";
+import type { ApplyBudget } from "../../src/api/options";
 import { systemClock } from "../../src/api/clock";
 import {
   ApiError,

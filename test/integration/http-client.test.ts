@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ApiClient, type ApiClientOptions } from "../../src/api/client";
+import { ApiClient } from "../../src/api/client";
+import type { ApiClientOptions } from "../../src/api/options";
 import { systemClock } from "../../src/api/clock";
 import {
   ApiConnectionError,

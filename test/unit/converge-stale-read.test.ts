@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type CallOptions, type ServiceCommand } from "../../src/api/client";
+import type { CallOptions, ServiceCommand } from "../../src/api/options";
 import { type Clock } from "../../src/api/clock";
 import { BadRequestError, ServerError } from "../../src/api/errors";
 import { converge, ConvergeError, DEFAULT_TUNING, type ConvergeRequest } from "../../src/provider/converge";
