@@ -79,15 +79,10 @@ export class ConvergeError extends Error {
   readonly lastCommand: SentCommand | undefined;
   /** Set when it timed out waiting on this warehouse's other members: it saw the service, so it records it. */
   readonly warehouseId: string | undefined;
-  constructor(init: {
-    message: string;
-    kind: ConvergeError["kind"];
-    commandAccepted: boolean;
-    service: Service | undefined;
-    lastCommand?: SentCommand;
-    warehouseId?: string;
-    cause?: unknown;
-  }) {
+  constructor(
+    init: Pick<ConvergeError, "message" | "kind" | "commandAccepted" | "service"> &
+      Partial<Pick<ConvergeError, "lastCommand" | "warehouseId" | "cause">>,
+  ) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "ConvergeError";
     this.kind = init.kind;
