@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isEndpointId, isUuid } from "../api/guards";
+import { defaultOrganizationId } from "../config";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
 /*
@@ -85,10 +86,10 @@ export function pickFields(fields: FieldSchemas, names: readonly string[]): Fiel
 export function checkInputs(
   news: Record<string, unknown>,
   fields: FieldSchemas,
-  defaults: { organizationId: string | undefined } & Record<string, unknown>,
+  defaults: Record<string, unknown>,
 ): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
   const inputs: Record<string, unknown> = { ...news };
-  for (const [key, value] of Object.entries(defaults)) {
+  for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults })) {
     if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
   }
   const failures = checkFields(inputs, fields);

@@ -1,6 +1,5 @@
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
 import { once } from "../api/once";
-import { defaultOrganizationId } from "../config";
 import { deadlineAfter, providerContext, readDeadline } from "./context";
 import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
 import {
@@ -40,10 +39,7 @@ export const fieldSchemas = once(() => ({
 }));
 
 export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
-  return checkInputs(news, fieldSchemas(), {
-    organizationId: defaultOrganizationId(),
-    timeoutSeconds: DEFAULT_DELETE_TIMEOUT_SECONDS,
-  });
+  return checkInputs(news, fieldSchemas(), { timeoutSeconds: DEFAULT_DELETE_TIMEOUT_SECONDS });
 }
 
 /** Any id change is a replacement (the old endpoint is deleted); a timeout change an update with no API call. */

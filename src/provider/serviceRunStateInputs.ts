@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { Service } from "../api/schemas";
 import { once } from "../api/once";
-import { defaultOrganizationId } from "../config";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import {
   checkInputs,
@@ -53,7 +52,6 @@ export const ID_FIELDS = ["organizationId", "serviceId"] as const;
 
 export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
   return checkInputs(news, fieldSchemas(), {
-    organizationId: defaultOrganizationId(),
     timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
     waitForState: true,
     onDestroy: DEFAULT_ON_DESTROY,
