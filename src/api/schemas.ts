@@ -11,10 +11,9 @@ export type * from "./serviceTypes";
 /** A checked response: the value, normalised, or the problems found (`<path>: <message>` lines). */
 export type Checked<T> = { success: true; data: T } | { success: false; issues: string[] };
 
-/** What the client asks of a response schema; `parse` throws a TypeError listing the problems. */
+/** What the client asks of a response schema. */
 export interface ResponseSchema<T> {
   safeParse(value: unknown): Checked<T>;
-  parse(value: unknown): T;
 }
 
 /** More problems than this in one answer are counted, not listed (a hostile body can hold many). */
@@ -127,14 +126,7 @@ function responseSchema<T>(schema: z.ZodType<T>): ResponseSchema<T> {
       issues: extra > 0 ? [...lines.slice(0, MAX_ISSUES), `and ${extra} more problems`] : lines,
     };
   };
-  return {
-    safeParse,
-    parse: (value) => {
-      const checked = safeParse(value);
-      if (!checked.success) throw new TypeError(checked.issues.join("; "));
-      return checked.data;
-    },
-  };
+  return { safeParse };
 }
 
 /** One endpoint of a Service: every field of the spec present, null when not sent. */

@@ -16,7 +16,7 @@ import { startHostileServer } from "../helpers/hostileServer";
 import { serviceSchema } from "../../src/api/schemas";
 import { captureProgram } from "../../src/engine-driver/capture";
 import { providerConfig } from "../helpers/providerConfig";
-import { SERVICE_FIELDS } from "../helpers/serviceFields";
+import { parseWith, SERVICE_FIELDS } from "../helpers/serviceFields";
 
 /*
  * getService / getServiceOutput in a Pulumi program (under Pulumi's mocks, with the stack config
@@ -150,7 +150,7 @@ describe("getService and getServiceOutput against the emulator", function () {
   });
 
   it("gives every field of the spec, null when the API left it out: never undefined", () => {
-    const parsed = serviceSchema.parse({ id: FULL, endpoints: [{ host: "h" }], extra: 1 });
+    const parsed = parseWith(serviceSchema, { id: FULL, endpoints: [{ host: "h" }], extra: 1 });
     for (const field of Object.keys(ALL_NULL)) {
       if (field !== "endpoints") assert.equal((parsed as Record<string, unknown>)[field], null, field);
     }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SERVICE_FIELDS } from "../helpers/serviceFields";
+import { parseWith, SERVICE_FIELDS } from "../helpers/serviceFields";
 
 import {
   errorEnvelopeSchema,
@@ -15,22 +15,22 @@ const allNull = (fields: readonly string[]) => Object.fromEntries(fields.map((fi
 
 describe("response schemas", () => {
   it("a Service has every field of the spec, null when the API left it out; unknown fields pass", () => {
-    assert.deepEqual(serviceSchema.parse({}), allNull(SERVICE_FIELDS));
-    assert.deepEqual(serviceSchema.parse({ extra: 1 }), { ...allNull(SERVICE_FIELDS), extra: 1 });
+    assert.deepEqual(parseWith(serviceSchema, {}), allNull(SERVICE_FIELDS));
+    assert.deepEqual(parseWith(serviceSchema, { extra: 1 }), { ...allNull(SERVICE_FIELDS), extra: 1 });
     assert.equal(serviceSchema.safeParse({ state: 5 }).success, false);
   });
 
   it("an endpoint and an IP access list entry have every field of the spec, null when left out", () => {
-    assert.deepEqual(serviceEndpointSchema.parse({}), allNull(["protocol", "host", "port", "username"]));
+    assert.deepEqual(parseWith(serviceEndpointSchema, {}), allNull(["protocol", "host", "port", "username"]));
     assert.equal(serviceEndpointSchema.safeParse({ port: "8443" }).success, false);
-    assert.deepEqual(ipAccessListEntrySchema.parse({}), allNull(["source", "description"]));
+    assert.deepEqual(parseWith(ipAccessListEntrySchema, {}), allNull(["source", "description"]));
     assert.equal(ipAccessListEntrySchema.safeParse({ source: 1 }).success, false);
   });
 
   it("a Service envelope needs a numeric status and a Service", () => {
     assert.equal(serviceEnvelopeSchema.safeParse({ result: {} }).success, false);
     assert.equal(serviceEnvelopeSchema.safeParse({ status: 200 }).success, false);
-    const parsed = serviceEnvelopeSchema.parse({ status: 200, requestId: null, result: {} });
+    const parsed = parseWith(serviceEnvelopeSchema, { status: 200, requestId: null, result: {} });
     assert.deepEqual(parsed.result, allNull(SERVICE_FIELDS));
   });
 
@@ -70,10 +70,10 @@ describe("response schemas", () => {
     );
     assert.deepEqual(issuesOf({ result: {} }), ["status: required"]);
     assert.deepEqual(issuesOf({ status: null, result: {} }), ["status: required"]);
-    assert.throws(() => serviceEnvelopeSchema.parse({ status: "200" }), {
-      name: "TypeError",
-      message: "status: expected number, received string; result: expected object, received undefined",
-    });
+    assert.deepEqual(issuesOf({ status: "200" }), [
+      "status: expected number, received string",
+      "result: expected object, received undefined",
+    ]);
   });
 
   it("checks every field of the spec for its kind, in a Service and in its lists' records", () => {
@@ -148,7 +148,8 @@ describe("response schemas", () => {
 
   it("keeps unknown fields as sent, after the spec's; a __proto__ field stays a field", () => {
     const nested = { deep: [1] };
-    const parsed = serviceSchema.parse(
+    const parsed = parseWith(
+      serviceSchema,
       JSON.parse('{"zeta":1,"__proto__":{"polluted":true},"state":"running"}'),
     );
     const fields = parsed as Record<string, unknown>;
@@ -164,9 +165,9 @@ describe("response schemas", () => {
     const keys = Object.keys(parsed);
     assert.deepEqual(keys.slice(0, SERVICE_FIELDS.length), [...SERVICE_FIELDS]);
     assert.deepEqual(keys.slice(SERVICE_FIELDS.length), ["zeta", "__proto__"]);
-    assert.equal((serviceSchema.parse({ extra: nested }) as Record<string, unknown>).extra, nested);
+    assert.equal((parseWith(serviceSchema, { extra: nested }) as Record<string, unknown>).extra, nested);
     const input = { endpoints: [{ host: "h" }] };
-    const copy = serviceSchema.parse(input);
+    const copy = parseWith(serviceSchema, input);
     assert.notEqual(copy.endpoints, input.endpoints, "lists are copied, never the caller's");
     assert.deepEqual(input, { endpoints: [{ host: "h" }] }, "the input is left as it was");
   });
@@ -189,11 +190,14 @@ describe("response schemas", () => {
       `privateEndpointIds: Too big: expected array to have <=${MAX_LIST_ITEMS} items`,
     ]);
     const full = Array.from({ length: MAX_LIST_ITEMS }, (_, i) => `pe-${i}`);
-    assert.deepEqual(serviceSchema.parse({ privateEndpointIds: full }).privateEndpointIds, full);
+    assert.deepEqual(parseWith(serviceSchema, { privateEndpointIds: full }).privateEndpointIds, full);
   });
 
   it("a __proto__ field inside a list's record stays a field too", () => {
-    const parsed = serviceSchema.parse(JSON.parse('{"endpoints":[{"__proto__":{"host":"x"},"port":1}]}'));
+    const parsed = parseWith(
+      serviceSchema,
+      JSON.parse('{"endpoints":[{"__proto__":{"host":"x"},"port":1}]}'),
+    );
     const [endpoint] = parsed.endpoints!;
     assert.equal(Object.getPrototypeOf(endpoint), Object.prototype);
     assert.equal(endpoint.host, null);
