@@ -141,11 +141,9 @@ class Convergence {
     const { client, log } = this.deps;
     const { organizationId, serviceId, desired } = this.request;
     const options = { deadline: this.deadline, applyBudget: this.applyBudget };
+    const patch = () => client.changeServiceState(organizationId, serviceId, command, options);
     try {
-      const answer = await this.call(
-        () => client.changeServiceState(organizationId, serviceId, command, options),
-        command,
-      );
+      const answer = await this.call(patch, command);
       this.commands.push(command);
       log.info(converging.sent(this.label(), command, state, desired));
       this.commandSentFrom(command, state);
