@@ -106,10 +106,7 @@ export class ApiClient {
     return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }
 
-  /**
-   * DELETE /v1/organizations/{organizationId}/services/{serviceId}/pipesReversePrivateEndpoints/{id}.
-   * Any 2xx is success, with or without a body.
-   */
+  /** DELETE .../services/{serviceId}/pipesReversePrivateEndpoints/{id}: any 2xx is success, body or none. */
   async deleteReversePrivateEndpoint(
     organizationId: string,
     serviceId: string,

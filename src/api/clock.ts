@@ -32,10 +32,7 @@ export function wallNow(clock: Clock): number {
   return clock.wallNow ? clock.wallNow() : clock.now();
 }
 
-/**
- * A wall-clock time (stored, or sent by a server) on the clock's own timeline, by its age now: a
- * time from the future counts as now; one from the far past is simply old.
- */
+/** A wall-clock time (stored, or a server's) on the clock's timeline by its age now; a future one is now. */
 export function fromWallTime(clock: Clock, wallMs: number): number {
   return clock.now() - Math.max(0, wallNow(clock) - wallMs);
 }

@@ -1,7 +1,4 @@
-/*
- * An API error's message reads `<status> <server message> (<METHOD> <path>, requestId <id>)`;
- * no message carries the Authorization header or the key secret.
- */
+/* API error messages read `<status> <server message> (<METHOD> <path>, requestId <id>)`, never a secret. */
 
 /** Base class of every error this package throws: one `instanceof` catches them all. */
 export class DbcloudError extends Error {

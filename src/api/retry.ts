@@ -1,8 +1,4 @@
-/**
- * Retry policy as pure functions (the client calls them; the tests call them directly).
- * Retried: network errors and timeouts, 408, 429, 500, 502, 503, 504, for GET, DELETE and the
- * state PATCH (a command to reach a state is safe to repeat). Never other 4xx.
- */
+/* Retry policy as pure functions: the client calls them, and the tests call them directly. */
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; 429s are not counted (see `countAttempt`). */
@@ -127,10 +123,9 @@ export function serverRequestedDelayMs(
 }
 
 /**
- * Delay before retry number `retry` (1 for the first; 429s counted apart). Full jitter on an exponential
- * ceiling, unless the server named a wait: then that wait plus a little jitter, so waiters
- * released together do not hit the server in the same millisecond. Never below
- * `MIN_RETRY_DELAY_MS`.
+ * Delay before retry number `retry` (1 for the first; 429s counted apart), at least `MIN_RETRY_DELAY_MS`.
+ * Full jitter on an exponential ceiling, unless the server named a wait: then that wait plus a little
+ * jitter, so waiters released together do not hit the server in the same millisecond.
  */
 export function retryDelayMs(args: {
   retry: number;

@@ -61,10 +61,7 @@ export interface ProviderContext {
 
 let current: { settings: string; context: ProviderContext } | undefined;
 
-/**
- * The context for the settings as they are now, read on every call; the client is kept while they
- * stay the same, so a provider host reuses its connections from call to call.
- */
+/** The context for the settings as they are now; kept while they stay so, so connections are reused. */
 export function providerContext(): ProviderContext {
   const config = resolveConfig(stackSetting, process.env);
   const scale = timeScale();

@@ -1,11 +1,7 @@
 /**
- * `pulumi-dbcloud/provider`: the one module through which the provider objects' methods call
- * into the library.
- *
- * When the package is installed from npm, Pulumi serializes each provider object with a
- * `require("pulumi-dbcloud/provider")` and stores that text in every stack's state; destroy and
- * refresh run the stored text with whatever version is installed then. So this subpath and the
- * names and signatures exported here are a compatibility contract: add, never rename or remove.
+ * `pulumi-dbcloud/provider`: what the provider objects' methods call. Every stack's state stores
+ * their text, `require("pulumi-dbcloud/provider").<name>(...)`, and destroy and refresh run it with
+ * the version installed then: these names and signatures are a contract; add, never rename or remove.
  */
 import { configureFromStack } from "../config";
 import * as endpointDeletion from "./reversePrivateEndpointDeletion";
