@@ -107,10 +107,8 @@ export interface Service {
   /** Deprecated by the API. */ tier?: ServiceTier | null;
   /** Deprecated by the API. */ minTotalMemoryGb?: number | null;
   /** Deprecated by the API. */ maxTotalMemoryGb?: number | null;
-  /** Least memory of a replica when scaling, in GB (8 to 356, a multiple of 4). */ minReplicaMemoryGb?:
-    number | null;
-  /** Most memory of a replica when scaling, in GB (8 to 356, a multiple of 4). */ maxReplicaMemoryGb?:
-    number | null;
+  /** Least replica memory when scaling, GB (8-356, multiple of 4). */ minReplicaMemoryGb?: number | null;
+  /** Most replica memory when scaling, GB (8-356, multiple of 4). */ maxReplicaMemoryGb?: number | null;
   /** Number of replicas (1 to 20). */ numReplicas?: number | null;
   /** When true the service may scale down to zero when idle. */ idleScaling?: boolean | null;
   /** Minimum idling timeout, in minutes (at least 5). */ idleTimeoutMinutes?: number | null;

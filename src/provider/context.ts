@@ -18,7 +18,6 @@ import { consoleLog } from "./progress";
 export class CancelledError extends DbcloudError {
   constructor() {
     super("Cancelled: the Pulumi engine asked the provider to stop; nothing more is sent or awaited.");
-    this.name = "CancelledError";
   }
 }
 
