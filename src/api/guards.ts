@@ -73,11 +73,8 @@ export function checkApiUrl(text: string): { url: string } | { problems: string[
   try {
     url = new URL(text);
   } catch {
-    return {
-      problems: [
-        `${JSON.stringify(withoutUserinfo(text))} is not an absolute URL (expected e.g. https://api.example.com)`,
-      ],
-    };
+    const shown = JSON.stringify(withoutUserinfo(text));
+    return { problems: [`${shown} is not an absolute URL (expected e.g. https://api.example.com)`] };
   }
   const problems: string[] = [];
   if (url.protocol !== "https:" && url.protocol !== "http:") {
