@@ -1,4 +1,7 @@
-/* Retry policy as pure functions: the client calls them, and the tests call them directly. */
+/**
+ * How a call retries. Retried: network errors and timeouts, 408, 429, 500, 502, 503, 504, for GET,
+ * DELETE and the state PATCH (a command to reach a state is safe to repeat). Never other 4xx.
+ */
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; 429s are not counted (see `countAttempt`). */
