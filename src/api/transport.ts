@@ -204,12 +204,10 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
   const aborted = cause === TIMED_OUT;
   const code = String((cause as { code?: unknown } | null | undefined)?.code ?? "");
   const kind = aborted || /TIMEOUT/.test(code) ? "timeout" : "connection";
+  const undiciDetail = `${code ? `${code}: ` : ""}${(cause as Error | undefined)?.message ?? String(cause)}`;
   const detail = aborted
     ? `no complete answer within ${(req.totalTimeoutMs / 1000).toFixed(1)} s`
-    : redactSecrets(
-        `${code ? `${code}: ` : ""}${(cause as Error | undefined)?.message ?? String(cause)}`,
-        req.secrets,
-      );
+    : redactSecrets(undiciDetail, req.secrets);
   const [ErrorClass, what] =
     kind === "timeout" ? [ApiTimeoutError, "Timed out"] : [ApiConnectionError, "Connection failed"];
   const error: ApiError = new ErrorClass({
