@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { IpAccessListEntry, Service, ServiceEndpoint } from "./serviceTypes";
+import type { Service } from "./serviceTypes";
 
 export type * from "./serviceTypes";
 
@@ -129,10 +129,6 @@ function responseSchema<T>(schema: z.ZodType<T>): ResponseSchema<T> {
   return { safeParse };
 }
 
-/** One endpoint of a Service: every field of the spec present, null when not sent. */
-export const serviceEndpointSchema = responseSchema<ServiceEndpoint>(endpoint);
-/** One IP access list entry of a Service: every field of the spec present, null when not sent. */
-export const ipAccessListEntrySchema = responseSchema<IpAccessListEntry>(ipAccessListEntry);
 /** A Service: every field of the spec present, null when not sent; unknown fields as sent. */
 export const serviceSchema = responseSchema<Service>(service);
 /** The read and state-change answer: a numeric status, a string or null request id, and a Service. */
