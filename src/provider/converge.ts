@@ -43,7 +43,6 @@ class Convergence {
   private readonly lastPollAt: number;
   private readonly commands: ServiceCommand[] = [];
   private readonly applyBudget: ApplyBudget;
-  private calls = 0;
   private service: Service | undefined;
   private commandMaybeApplied = false;
   /** What the timeout's message says of commands whose answers were lost, if no other was accepted. */
@@ -225,7 +224,6 @@ class Convergence {
 
   /** A request; its failure as a ConvergeError, noting a command that may have been applied. */
   private async call<T>(what: () => Promise<T>, command?: ServiceCommand): Promise<T> {
-    this.calls++;
     try {
       return await what();
     } catch (error) {
@@ -247,8 +245,6 @@ class Convergence {
     return {
       service: shown,
       commands: this.commands,
-      commandsSent: this.applyBudget.used,
-      calls: this.calls,
       ...(this.recorded && { lastCommand: this.recorded }),
     };
   }

@@ -64,10 +64,6 @@ export interface ConvergeResult {
   service: Service;
   /** Commands the server accepted, in order. */
   commands: ServiceCommand[];
-  /** PATCHes sent on the wire that the server may have applied. */
-  commandsSent: number;
-  /** Requests sent, retries not counted. */
-  calls: number;
   lastCommand?: SentCommand;
 }
 

@@ -32,21 +32,15 @@ describe("converge: what it returns and how it fails", () => {
     }
   });
 
-  it("counts the PATCHes that may have applied and every request made", async () => {
+  it("reports the commands accepted, having sent only what the state asked for", async () => {
     const s = scripted(["stopped", "starting", "running"], ["starting"]);
     const result = await converge(request(), s.deps);
-    assert.equal(result.commandsSent, 1);
-    assert.equal(result.calls, 4, "GET, PATCH, two polls");
+    assert.deepEqual(result.commands, ["start"]);
+    assert.deepEqual(s.calls, ["GET", "PATCH start", "GET", "GET"], "GET, PATCH, two polls");
     assert.equal(result.service.state, "running");
-    const none = await converge(request(), scripted(["running"]).deps);
-    assert.deepEqual(
-      { commands: none.commands, sent: none.commandsSent, calls: none.calls },
-      {
-        commands: [],
-        sent: 0,
-        calls: 1,
-      },
-    );
+    const settled = scripted(["running"]);
+    assert.deepEqual((await converge(request(), settled.deps)).commands, []);
+    assert.deepEqual(settled.calls, ["GET"]);
   });
 
   it("a short timeout keeps 5 % of it for the last poll; the message gives tenths of a second", async () => {
