@@ -38,8 +38,7 @@ export function cancelAll(): void {
  * client keeps the plain system clock, which its budget shares with other processes.
  */
 export const cancellableClock: Clock = {
-  now: () => systemClock.now(),
-  wallNow: () => Date.now(),
+  ...systemClock,
   sleep: async (ms) => {
     const signal = controller().signal;
     const delay = Math.min(MAX_TIMER_MS, Math.max(0, Number.isFinite(ms) ? ms : 0));
