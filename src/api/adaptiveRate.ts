@@ -2,19 +2,19 @@ import type { LedgerState } from "./ledger";
 import type { RateLimit } from "./rateLimit";
 
 /*
- * Processes that share only the key learn of each other from 429s alone, so a budget paces its
- * grants after a small burst, cuts its rate below its share of the key after a 429, and climbs
- * back along a cubic curve (the AWS SDKs' adaptive mode). docs/rate-limits.md has the reasoning.
+ * Processes that share only the key learn of each other from 429s alone. After a 429 a budget
+ * paces at a share of what the key accepted from it in that window, then climbs back by a fixed
+ * step per window (additive increase, so processes that climb together drift towards equal
+ * shares), faster and faster once a few windows pass without a 429, so a key that others stopped
+ * using is found again (the convex tail of TCP CUBIC). docs/rate-limits.md has the reasoning.
  */
 export const ADAPTIVE_RATE = Object.freeze({
-  /** Grants a budget at its full rate sends at once before pacing, as a fraction of the limit. */
-  burst: 0.3,
-  /** The rate right after a 429, as a fraction of the share. */
+  /** The rate right after a 429, as a fraction of the requests the key accepted from this budget in that window. */
   cut: 0.7,
-  /** Where the climb flattens, as a fraction of the share. */
-  plateau: 0.85,
-  /** Windows from the 429 to the plateau (the middle of the flat part). */
-  plateauWindows: 3,
+  /** Requests per window the rate climbs each window after a 429. */
+  climb: 0.3,
+  /** Windows after a 429 from which the climb speeds up. */
+  steadyWindows: 3,
   /** The lowest rate, in requests per window: a process that got nothing still gets a request through now and then. */
   minRequests: 0.5,
 });
@@ -22,17 +22,10 @@ export const ADAPTIVE_RATE = Object.freeze({
 /** The requests per window a budget hands out at `now` (the full limit unless a 429 lowered it). */
 export function ratePerWindow(limit: RateLimit, throttle: LedgerState["throttle"], now: number): number {
   if (!throttle) return limit.requests;
-  const { cut, plateau, plateauWindows, minRequests } = ADAPTIVE_RATE;
-  const top = throttle.share * plateau;
-  const steepness = (top - throttle.share * cut) / plateauWindows ** 3;
+  const { climb, steadyWindows, minRequests } = ADAPTIVE_RATE;
   const windows = Math.max(0, now - throttle.at) / limit.windowMs;
-  const rate = top + steepness * (windows - plateauWindows) ** 3;
-  return Math.min(limit.requests, Math.max(minRequests, rate));
-}
-
-/** How many grants may go out at once: a small burst at the full rate, one at a time below it. */
-export function burstAt(limit: RateLimit, rate: number): number {
-  return rate >= limit.requests ? Math.max(1, Math.round(limit.requests * ADAPTIVE_RATE.burst)) : 1;
+  const speedUp = steadyWindows * Math.max(0, windows / steadyWindows - 1) ** 3;
+  return Math.min(limit.requests, Math.max(minRequests, throttle.share + climb * (windows + speedUp)));
 }
 
 /**
@@ -48,12 +41,12 @@ export function learnFromThrottle(
   if (state.throttle && now - state.throttle.at < limit.windowMs) return false;
   // The server's window ends at its reset; a reset further off than a window names no window.
   const windowEnd = resetAt > now && resetAt - now < limit.windowMs ? resetAt : now;
-  const windowStart = windowEnd - limit.windowMs;
-  const inWindow = state.grants.filter((grant) => grant >= windowStart && grant <= now).length;
-  const share = Math.min(
-    ratePerWindow(limit, state.throttle, now),
-    Math.max(ADAPTIVE_RATE.minRequests, inWindow - 1),
-  );
+  // A reset is rounded up (to whole seconds for the real 10 s window): the window may have begun
+  // up to that much earlier.
+  const windowStart = windowEnd - limit.windowMs - Math.min(1000, limit.windowMs / 10);
+  // Less the refused request itself, dated to its answer by now.
+  const accepted = state.grants.filter((grant) => grant >= windowStart && grant <= now).length - 1;
+  const share = Math.max(ADAPTIVE_RATE.minRequests, ADAPTIVE_RATE.cut * accepted);
   state.throttle = { at: now, share };
   return true;
 }

@@ -1,4 +1,4 @@
-import { burstAt, learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
+import { learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
 import type { Clock } from "./clock";
 import {
   BudgetDeadlineError,
@@ -78,8 +78,9 @@ export class RateBudget {
     this.access.later((state) => {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
       if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
-      // Waiters re-queue after the pause, paced from the last request sent, not from their reservations.
-      const sent = state.grants.filter((grant) => grant <= now);
+      // Waiters re-queue after the pause, paced from the last request sent: reservations made at
+      // the old rate are dropped, so they cannot all go out together when the pause ends.
+      const sent = (state.grants = state.grants.filter((grant) => grant <= now));
       state.paceAt = Math.max(
         state.blockedUntil,
         (sent[sent.length - 1] ?? -Infinity) + this.spacing(state, now),
@@ -118,7 +119,8 @@ export class RateBudget {
       const reserved = at;
       // A 429 seen meanwhile pauses us too, and grants re-dated to their answers may push us later.
       const admitting = this.access.change((state) => {
-        if (state.blockedUntil > reserved) return void this.release(state, reserved);
+        if (state.blockedUntil > reserved || !state.grants.includes(reserved))
+          return void this.release(state, reserved);
         const admit = this.admitAt(state, reserved);
         if (admit > reserved) moveGrant(state, reserved, admit);
         return admit;
@@ -148,10 +150,7 @@ export class RateBudget {
     state.grants = state.grants.filter((grant) => grant > now - this.limit.windowMs - this.marginMs);
     settleThrottle(state, this.limit, now);
     const at = Math.max(now, state.blockedUntil, state.grants[state.grants.length - 1] ?? -Infinity);
-    // Paced at the rate due then, so slots reserved ahead follow the curve back up.
-    const rate = ratePerWindow(this.limit, state.throttle, Math.max(at, state.paceAt));
-    const paced = state.paceAt - (burstAt(this.limit, rate) - 1) * (this.limit.windowMs / rate);
-    return Math.max(at, paced, this.windowFreeAt(state.grants));
+    return Math.max(at, state.paceAt, this.windowFreeAt(state.grants));
   }
 
   /** When the oldest of the last `requests` of these (ascending) grants leaves the window. */
@@ -160,6 +159,7 @@ export class RateBudget {
     return grants.length < requests ? -Infinity : grants[grants.length - requests] + windowMs + this.marginMs;
   }
 
+  /** The gap between grants at the rate due at `at`, so slots reserved ahead follow the climb. */
   private spacing(state: LedgerState, at: number): number {
     return this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
   }

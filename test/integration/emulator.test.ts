@@ -415,6 +415,24 @@ describe("emulator API", () => {
       }
     });
 
+    it("rounds a scaled whole-second window's reset up to a tenth of it, as the real 10 s window's to a second", async () => {
+      let clock = 5_000_000;
+      const limited = await startEmulator({
+        now: () => clock,
+        rateLimit: { requests: 1, windowMs: 1_000 },
+        services: [{ organizationId, id: serviceId }],
+      });
+      try {
+        assert.equal((await call(limited, "GET", servicePath)).status, 200);
+        clock += 180;
+        const refused = await call(limited, "GET", servicePath);
+        assert.equal(refused.status, 429);
+        assert.equal(refused.headers.get("x-ratelimit-reset"), "0.9", "820 ms left, rounded up to 900");
+      } finally {
+        await limited.close();
+      }
+    });
+
     it("answers 429 with Retry-After and X-RateLimit-Reset past the budget, and recovers after the window", async () => {
       let clock = 5_000_000;
       const limited = await startEmulator({

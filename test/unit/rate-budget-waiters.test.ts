@@ -63,34 +63,36 @@ describe("rate budget: requests waiting for their slot (stepped clock)", () => {
     assert.equal(second.at, 1_400);
   });
 
-  it("a 429 re-paces the requests waiting inside its pause at the new rate", async () => {
+  it("a 429 re-paces every waiting request at the new rate, those reserved past its pause too", async () => {
     const stepped = steppedClock();
     const budget = new RateBudget({ requests: 10, windowMs: 1_000 }, stepped.clock, 0);
-    for (let i = 0; i < 3; i++) await budget.acquire(); // the burst, at 0
-    const fourth = timed(stepped, budget.acquire()); // paced: reserved for 100
-    budget.blockUntil(200); // a 429 for the fourth's turn: the key's window is full until 200
-    await stepped.runUntil(() => fourth.at !== undefined);
-    // Its share: the 3 grants at 0 of which the server took 2; the rate drops to the cut of it,
-    // and the fourth goes a spacing after the last grant sent, past the pause.
+    await budget.acquire(); // at 0
+    const second = timed(stepped, budget.acquire()); // paced: reserved for 100
+    const third = timed(stepped, budget.acquire()); // reserved for 200, after the pause below
+    await stepped.runUntil(() => second.at !== undefined);
+    budget.blockUntil(150); // a 429 for the second: the key's window is full until 150
+    await stepped.runUntil(() => third.at !== undefined);
+    // Its share: the 2 grants of which the server took 1; the rate drops to the cut of it, and
+    // the third goes a spacing after the last grant sent, not at its old reservation.
     assert.equal(budget.stats.throttles, 1);
-    assert.equal(fourth.at, 1_000 / (2 * ADAPTIVE_RATE.cut));
+    assert.equal(third.at, 100 + 1_000 / ADAPTIVE_RATE.cut);
   });
 
-  it("requests go out in arrival order, paced after the burst", async () => {
+  it("requests go out in arrival order, one every window / limit", async () => {
     const stepped = steppedClock();
     const budget = new RateBudget({ requests: 10, windowMs: 1_000 }, stepped.clock, 0);
     const order: number[] = [];
     const all = Array.from({ length: 15 }, (_, i) => budget.acquire().then(() => order.push(i)));
     const times: number[] = [];
     for (const one of all) void one.then(() => times.push(stepped.now()));
-    await new Promise((resolve) => setImmediate(resolve)); // the burst is granted before time moves
+    await new Promise((resolve) => setImmediate(resolve)); // the first is granted before time moves
     await stepped.runUntil(() => order.length === 15);
     await Promise.all(all);
     assert.deepEqual(
       order,
       [...order].sort((a, b) => a - b),
     );
-    assert.deepEqual(times.slice(0, 4), [0, 0, 0, 100], "3 at once, then one every window / limit");
+    assert.deepEqual(times.slice(0, 4), [0, 100, 200, 300], "one every window / limit");
     for (let i = 10; i < times.length; i++) assert.ok(times[i] - times[i - 10] >= 1_000, `window at ${i}`);
   });
 

@@ -98,12 +98,12 @@ describe("rate budget: a grant counts from its answer (virtual clock)", () => {
 describe("rate budget: adapts to 429s (virtual clock)", () => {
   const limit = { requests: 10, windowMs: 1_000 };
 
-  /** A budget that had 3 grants at 0 and one at 100 accepted when a 429 came at 100 (4 in the key's window, 3 taken). */
+  /** A budget paced one grant every 100 ms from 0 when a 429 came at 300 (4 in the key's window, 3 taken). */
   async function throttled() {
     const virtual = jumpingClock();
     const budget = new RateBudget(limit, virtual.clock, 0);
     for (let i = 0; i < 4; i++) await budget.acquire();
-    assert.equal(virtual.now(), 100, "3 at once, then paced");
+    assert.equal(virtual.now(), 300, "one every window / limit");
     budget.blockUntil(1_000); // the key's window is full until 1000
     return { budget, ...virtual };
   }
@@ -117,22 +117,33 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
     assert.equal(budget.nextGrantAt(), 1_000, "paused until the reset");
   });
 
-  it("climbs back quickly to a plateau under the share, stays there, then grows to the full limit", async () => {
+  it("counts the grants of a window whose reset was rounded up to whole seconds", async () => {
+    const { clock } = jumpingClock();
+    const budget = new RateBudget({ requests: 10, windowMs: 10_000 }, clock, 0);
+    for (let i = 0; i < 4; i++) await budget.acquire(); // at 0, 1000, 2000 and 3000
+    // The server's window began at 0 and ends at 10.0 s; it says "8" at 3.0 s, a reset at 11 s.
+    budget.blockUntil(11_000);
+    assert.equal(budget.rate(), 3 * ADAPTIVE_RATE.cut, "the grant at 0 is in the window");
+  });
+
+  it("climbs a fixed step per window, then faster and faster, back to the full limit", async () => {
     const { budget, advance } = await throttled();
     const rates: number[] = [];
     for (let window = 0; window <= 30; window++) {
-      rates.push(budget.rate(100 + window * limit.windowMs));
+      rates.push(budget.rate(300 + window * limit.windowMs));
     }
     for (let i = 1; i < rates.length; i++) assert.ok(rates[i] >= rates[i - 1], `never lower, window ${i}`);
+    for (let i = 1; i <= ADAPTIVE_RATE.steadyWindows; i++) {
+      assert.ok(Math.abs(rates[i] - rates[i - 1] - ADAPTIVE_RATE.climb) < 1e-9, `a fixed step, window ${i}`);
+    }
+    const later = ADAPTIVE_RATE.steadyWindows + 2;
     assert.ok(
-      Math.abs(rates[ADAPTIVE_RATE.plateauWindows] - 3 * ADAPTIVE_RATE.plateau) < 1e-9,
-      "the plateau",
+      rates[later + 1] - rates[later] > 2 * ADAPTIVE_RATE.climb,
+      "faster once no 429 came for a while",
     );
-    const plateauRise = rates[ADAPTIVE_RATE.plateauWindows + 1] - rates[ADAPTIVE_RATE.plateauWindows];
-    assert.ok(plateauRise < rates[1] - rates[0], "flatter on the plateau than right after the cut");
     assert.equal(rates[rates.length - 1], limit.requests, "back at the limit");
     advance(30 * limit.windowMs);
-    budget.blockUntil(31_100); // a 429 long after: measured anew, from this window's grants
+    budget.blockUntil(31_300); // a 429 long after: measured anew, from this window's grants
     assert.equal(budget.rate(), ADAPTIVE_RATE.minRequests * 1, "no grant in that window: the lowest rate");
   });
 
@@ -142,7 +153,7 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
     await budget.acquire();
     assert.equal(
       now(),
-      Math.max(1_000, 100 + spacing),
+      Math.max(1_000, 300 + spacing),
       "the first after the pause, a spacing after the last",
     );
     const first = now();

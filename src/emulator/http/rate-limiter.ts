@@ -28,14 +28,12 @@ export class FixedWindowRateLimiter {
     }
     window.count += 1;
     if (window.count <= this.limit.requests) return { allowed: true };
-    // Whole seconds, rounded up, as the real service sends: a client that waits this long finds a
-    // fresh window. A window that is not whole seconds (a scaled one in tests and the benchmark)
-    // gets milliseconds instead, so the rounding does not stretch it (a 0.5 s window told "1").
+    // Rounded up as the real service rounds its 10 s window: to whole seconds, a tenth of it. A
+    // scaled whole-second window is rounded to a tenth of itself likewise (a 1 s window to 0.1 s),
+    // so that scaling does not stretch the wait a 429 asks for; other windows get milliseconds.
     const leftMs = window.startedAt + this.limit.windowMs - now;
-    const resetSeconds =
-      this.limit.windowMs % 1000 === 0
-        ? Math.max(1, Math.ceil(leftMs / 1000))
-        : Math.max(1, Math.ceil(leftMs)) / 1000;
+    const unitMs = this.limit.windowMs % 1000 === 0 ? Math.min(1000, this.limit.windowMs / 10) : 1;
+    const resetSeconds = (Math.max(1, Math.ceil(leftMs / unitMs)) * unitMs) / 1000;
     return { allowed: false, resetSeconds };
   }
 }
