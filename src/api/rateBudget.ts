@@ -77,6 +77,7 @@ export class RateBudget {
     const now = this.clock.now();
     this.access.later((state) => {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
+      state.pausedAt = now;
       if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
       // Waiters re-queue after the pause, paced from the last request sent: reservations made at
       // the old rate are dropped, so they cannot all go out together when the pause ends.
@@ -101,9 +102,10 @@ export class RateBudget {
   private async acquireSlot(deadline: number | undefined): Promise<number> {
     const started = this.clock.now();
     let at: number | undefined;
+    let reservedAt = started;
     for (;;) {
       if (at === undefined) {
-        const now = this.clock.now();
+        const now = (reservedAt = this.clock.now());
         const reserving = this.access.change((state) => {
           const next = this.slotAt(state, now);
           if (deadline === undefined || next <= deadline) this.reserve(state, next);
@@ -117,12 +119,12 @@ export class RateBudget {
       const now = this.clock.now();
       if (at > now) await this.clock.sleep(at - now);
       const reserved = at;
-      // A 429 seen meanwhile pauses us too, and grants re-dated to their answers may push us later.
+      // A 429 since we reserved re-paces us at its rate; grants re-dated to their answers may push us later.
       const admitting = this.access.change((state) => {
-        if (state.blockedUntil > reserved || !state.grants.includes(reserved))
+        if (state.blockedUntil > reserved || state.pausedAt > reservedAt)
           return void this.release(state, reserved);
         const admit = this.admitAt(state, reserved);
-        if (admit > reserved) moveGrant(state, reserved, admit);
+        claimGrant(state, reserved, admit);
         return admit;
       }, deadline);
       const admitted = admitting instanceof Promise ? await admitting : admitting;
@@ -141,7 +143,8 @@ export class RateBudget {
   /** The earliest time from `at` at which the grant reserved at `at` fits the window (later ones not counted). */
   private admitAt(state: LedgerState, at: number): number {
     const earlier = state.grants.filter((grant) => grant <= at);
-    earlier.splice(earlier.lastIndexOf(at), 1);
+    const own = earlier.lastIndexOf(at);
+    if (own >= 0) earlier.splice(own, 1);
     return Math.max(at, this.windowFreeAt(earlier));
   }
 
@@ -227,6 +230,14 @@ export class RateBudget {
       this.drain();
     });
   }
+}
+
+/** Dates the grant reserved at `from` to `to`; one lost meanwhile (a shared file started afresh) is counted again. */
+function claimGrant(state: LedgerState, from: number, to: number): void {
+  const index = state.grants.lastIndexOf(from);
+  if (index >= 0) state.grants.splice(index, 1);
+  state.grants.push(to);
+  state.grants.sort((a, b) => a - b);
 }
 
 /** Re-dates a grant, keeping the grants in time order; nothing when it was already forgotten or released. */
