@@ -77,7 +77,7 @@ export class RateBudget {
     const now = this.clock.now();
     this.access.later((state) => {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
-      state.pausedAt = now;
+      state.pauses++;
       if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
       // Waiters re-queue after the pause, paced from the last request sent: reservations made at
       // the old rate are dropped, so they cannot all go out together when the pause ends.
@@ -102,13 +102,14 @@ export class RateBudget {
   private async acquireSlot(deadline: number | undefined): Promise<number> {
     const started = this.clock.now();
     let at: number | undefined;
-    let reservedAt = started;
+    let pauses = 0;
     for (;;) {
       if (at === undefined) {
-        const now = (reservedAt = this.clock.now());
+        const now = this.clock.now();
         const reserving = this.access.change((state) => {
           const next = this.slotAt(state, now);
           if (deadline === undefined || next <= deadline) this.reserve(state, next);
+          pauses = state.pauses;
           return next;
         }, deadline);
         // Awaited only when the ledger was busy: a ready slot starts its wait in this turn.
@@ -119,10 +120,11 @@ export class RateBudget {
       const now = this.clock.now();
       if (at > now) await this.clock.sleep(at - now);
       const reserved = at;
-      // A 429 since we reserved re-paces us at its rate; grants re-dated to their answers may push us later.
+      // A 429 since we reserved dropped our slot (a shared file started afresh may have lost the
+      // count, not the pause): we queue again at its rate. Grants re-dated to their answers may
+      // push us later.
       const admitting = this.access.change((state) => {
-        if (state.blockedUntil > reserved || state.pausedAt > reservedAt)
-          return void this.release(state, reserved);
+        if (state.pauses !== pauses || state.blockedUntil > reserved) return undefined;
         const admit = this.admitAt(state, reserved);
         claimGrant(state, reserved, admit);
         return admit;
