@@ -34,7 +34,7 @@ interface PollWaiter {
  * At most `requests` grants in any `windowMs` (plus a margin), paced at the rate the server's 429s
  * leave this key. Commands and first reads reserve the next slot in arrival order; polls take
  * only a free slot no reservation waits for, most likely done first; a 429 pauses every request
- * of the key until its reset. docs/rate-limits.md explains why.
+ * of the key until its reset, and the waiting ones queue again as they wake. docs/rate-limits.md explains why.
  */
 export class RateBudget {
   /** Totals for diagnostics and the benchmark. */
@@ -80,11 +80,13 @@ export class RateBudget {
       state.pauses++;
       if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
       // Waiters re-queue after the pause, paced from the last request sent: reservations made at
-      // the old rate are dropped, so they cannot all go out together when the pause ends.
-      const sent = (state.grants = state.grants.filter((grant) => grant <= now));
+      // the old rate are dropped, so they cannot all go out together when the pause ends. Those
+      // granted while the ledger was locked were sent: they stay.
+      const appliedAt = this.clock.now();
+      const sent = (state.grants = state.grants.filter((grant) => grant <= appliedAt));
       state.paceAt = Math.max(
         state.blockedUntil,
-        (sent[sent.length - 1] ?? -Infinity) + this.spacing(state, now),
+        (sent[sent.length - 1] ?? -Infinity) + this.spacing(state, appliedAt),
       );
     }, undefined);
   }
