@@ -89,6 +89,7 @@ function parseLedger(text: string, offsetMs: number, now: number): LedgerState {
       .sort((a, b) => a - b),
     blockedUntil: time(value.blockedUntil),
     paceAt: time(value.paceAt),
+    pauses: Number.isSafeInteger(value.pauses) ? (value.pauses as number) : 0,
     throttle:
       throttle && finite(throttle.at) && finite(throttle.share) && throttle.share > 0
         ? { at: Math.min(now, throttle.at - offsetMs), share: throttle.share }
@@ -104,6 +105,7 @@ function formatLedger(state: LedgerState, offsetMs: number, now: number): string
     grants: state.grants.slice(-MAX_GRANTS).map(shift),
     blockedUntil: shift(state.blockedUntil),
     paceAt: shift(state.paceAt),
+    pauses: state.pauses,
     throttle: state.throttle && { at: shift(state.throttle.at), share: state.throttle.share },
   });
 }

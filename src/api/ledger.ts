@@ -8,13 +8,15 @@ export interface LedgerState {
   blockedUntil: number;
   /** When the next grant is due at the current rate (the GCRA's theoretical arrival time). */
   paceAt: number;
+  /** How many 429s paused the budget: a request that reserved its slot before the latest one queues again. */
+  pauses: number;
   /** The last 429's time and this budget's share of the key then (requests per window), while the rate is below the limit. */
   throttle: { at: number; share: number } | undefined;
 }
 
 /** A state with nothing in it. */
 export function emptyState(): LedgerState {
-  return { grants: [], blockedUntil: 0, paceAt: 0, throttle: undefined };
+  return { grants: [], blockedUntil: 0, paceAt: 0, pauses: 0, throttle: undefined };
 }
 
 /** What a shared ledger's `update` returns, having done nothing, while another process holds its lock. */

@@ -34,7 +34,7 @@ interface PollWaiter {
  * At most `requests` grants in any `windowMs` (plus a margin), paced at the rate the server's 429s
  * leave this key. Commands and first reads reserve the next slot in arrival order; polls take
  * only a free slot no reservation waits for, most likely done first; a 429 pauses every request
- * of the key until its reset. docs/rate-limits.md explains why.
+ * of the key until its reset, and the waiting ones queue again as they wake. docs/rate-limits.md explains why.
  */
 export class RateBudget {
   /** Totals for diagnostics and the benchmark. */
@@ -77,13 +77,16 @@ export class RateBudget {
     const now = this.clock.now();
     this.access.later((state) => {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
+      state.pauses++;
       if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
       // Waiters re-queue after the pause, paced from the last request sent: reservations made at
-      // the old rate are dropped, so they cannot all go out together when the pause ends.
-      const sent = (state.grants = state.grants.filter((grant) => grant <= now));
+      // the old rate are dropped, so they cannot all go out together when the pause ends. Those
+      // granted while the ledger was locked were sent: they stay.
+      const appliedAt = this.clock.now();
+      const sent = (state.grants = state.grants.filter((grant) => grant <= appliedAt));
       state.paceAt = Math.max(
         state.blockedUntil,
-        (sent[sent.length - 1] ?? -Infinity) + this.spacing(state, now),
+        (sent[sent.length - 1] ?? -Infinity) + this.spacing(state, appliedAt),
       );
     }, undefined);
   }
@@ -101,12 +104,14 @@ export class RateBudget {
   private async acquireSlot(deadline: number | undefined): Promise<number> {
     const started = this.clock.now();
     let at: number | undefined;
+    let pauses = 0;
     for (;;) {
       if (at === undefined) {
         const now = this.clock.now();
         const reserving = this.access.change((state) => {
           const next = this.slotAt(state, now);
           if (deadline === undefined || next <= deadline) this.reserve(state, next);
+          pauses = state.pauses;
           return next;
         }, deadline);
         // Awaited only when the ledger was busy: a ready slot starts its wait in this turn.
@@ -117,12 +122,13 @@ export class RateBudget {
       const now = this.clock.now();
       if (at > now) await this.clock.sleep(at - now);
       const reserved = at;
-      // A 429 seen meanwhile pauses us too, and grants re-dated to their answers may push us later.
+      // A 429 since we reserved dropped our slot (a shared file started afresh may have lost the
+      // count, not the pause): we queue again at its rate. Grants re-dated to their answers may
+      // push us later.
       const admitting = this.access.change((state) => {
-        if (state.blockedUntil > reserved || !state.grants.includes(reserved))
-          return void this.release(state, reserved);
+        if (state.pauses !== pauses || state.blockedUntil > reserved) return undefined;
         const admit = this.admitAt(state, reserved);
-        if (admit > reserved) moveGrant(state, reserved, admit);
+        claimGrant(state, reserved, admit);
         return admit;
       }, deadline);
       const admitted = admitting instanceof Promise ? await admitting : admitting;
@@ -141,7 +147,8 @@ export class RateBudget {
   /** The earliest time from `at` at which the grant reserved at `at` fits the window (later ones not counted). */
   private admitAt(state: LedgerState, at: number): number {
     const earlier = state.grants.filter((grant) => grant <= at);
-    earlier.splice(earlier.lastIndexOf(at), 1);
+    const own = earlier.lastIndexOf(at);
+    if (own >= 0) earlier.splice(own, 1);
     return Math.max(at, this.windowFreeAt(earlier));
   }
 
@@ -227,6 +234,14 @@ export class RateBudget {
       this.drain();
     });
   }
+}
+
+/** Dates the grant reserved at `from` to `to`; one lost meanwhile (a shared file started afresh) is counted again. */
+function claimGrant(state: LedgerState, from: number, to: number): void {
+  const index = state.grants.lastIndexOf(from);
+  if (index >= 0) state.grants.splice(index, 1);
+  state.grants.push(to);
+  state.grants.sort((a, b) => a - b);
 }
 
 /** Re-dates a grant, keeping the grants in time order; nothing when it was already forgotten or released. */

@@ -226,6 +226,26 @@ describe("rate budget file ledger", () => {
     assert.equal(ledgerBase({}), tmpdir());
   });
 
+  it("a 429 another process meets re-paces this one's waiters, those reserved past its pause too", async () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
+    const stepped = steppedClock();
+    const base = Date.now();
+    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    const tenAWindow = { requests: 10, windowMs: 1_000 };
+    const a = new RateBudget(tenAWindow, clock, 0, new FileLedger(path, { now: clock.now }));
+    const b = new RateBudget(tenAWindow, clock, 0, new FileLedger(path, { now: clock.now }));
+    await a.acquire(); // at 0
+    const times: number[] = [];
+    for (let i = 0; i < 2; i++) void a.acquire().then(() => times.push(stepped.now())); // for 100 and 200
+    void stepped.clock.sleep(50);
+    await stepped.runUntil(() => stepped.now() >= 50);
+    b.blockUntil(base + 150); // the key's window is full until 150; a's grant at 0 was its only one
+    await stepped.runUntil(() => times.length === 2);
+    // That 429 found no share: the lowest rate, a grant 2 windows after a's last, then climbing.
+    assert.equal(times[0], 1_000 / ADAPTIVE_RATE.minRequests);
+    assert.ok(times[1] > times[0], `${times[1]}: not at 200, the old reservation past the pause`);
+  });
+
   it("no time read from the file holds the budget back further than MAX_AHEAD_MS", () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
     mkdirSync(dirname(path), { mode: 0o700 });

@@ -131,4 +131,21 @@ describe("rate budget: requests waiting for their slot (stepped clock)", () => {
     await stepped.runUntil(() => waiter.at !== undefined);
     assert.equal(waiter.at, 800, "the slot at 500 was given back, not kept as a phantom");
   });
+
+  it("a waiter whose reservation a 429 dropped does not share the slot of a later request reserved at the same time", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 0);
+    await budget.acquire(); // at 0
+    const first = timed(stepped, budget.acquire()); // reserved for 1000
+    await runTo(stepped, 50);
+    budget.blockUntil(5_000); // first's reservation is dropped; the pace restarts at the reset
+    await runTo(stepped, 1_000); // first wakes to find its slot gone and re-reserves the reset, 5000
+    budget.blockUntil(4_900); // another 429 of that window: 5000 is dropped again, the pace is 5000 again
+    const second = timed(stepped, budget.acquire()); // reserves 5000, the same time first remembers
+    await stepped.runUntil(() => first.at !== undefined && second.at !== undefined);
+    assert.ok(
+      Math.abs(second.at! - first.at!) >= 1_000,
+      `at most one grant per window: ${first.at} and ${second.at}`,
+    );
+  });
 });

@@ -121,7 +121,8 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
     const { clock } = jumpingClock();
     const budget = new RateBudget({ requests: 10, windowMs: 10_000 }, clock, 0);
     for (let i = 0; i < 4; i++) await budget.acquire(); // at 0, 1000, 2000 and 3000
-    // The server's window began at 0 and ends at 10.0 s; it says "8" at 3.0 s, a reset at 11 s.
+    // The grant at 0 reached the server at 0.2 s and began its window, which ends at 10.2 s: at
+    // 3.0 s the server says "8" (7.2 s, rounded up), a reset at 11 s.
     budget.blockUntil(11_000);
     assert.equal(budget.rate(), 3 * ADAPTIVE_RATE.cut, "the grant at 0 is in the window");
   });
