@@ -122,27 +122,37 @@ const TIMED_OUT = new Error("the attempt's time ran out");
 
 /**
  * One request and its answer within `totalTimeoutMs`. The race fails the attempt at once even
- * while it waits for a connection: request() settles an aborted request only once one is free.
+ * while it waits for a connection; the request itself is aborted through the abort its connection
+ * hands the handler, at once, or as soon as a connection takes it.
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
-  const abort = new AbortController();
+  let timedOut = false;
+  let abortRequest: Abort | undefined;
+  const onStart = (abort: Abort) => {
+    progress.sent = true;
+    abortRequest = abort;
+    if (timedOut) abort(TIMED_OUT);
+  };
+  let timer: NodeJS.Timeout | undefined;
   const outOfTime = new Promise<never>((_resolve, reject) => {
-    abort.signal.addEventListener("abort", () => reject(TIMED_OUT));
+    const expire = () => {
+      timedOut = true;
+      reject(TIMED_OUT);
+      abortRequest?.(TIMED_OUT);
+    };
+    timer = setTimeout(expire, Math.max(1, req.totalTimeoutMs));
   });
-  const timer = setTimeout(() => abort.abort(TIMED_OUT), Math.max(1, req.totalTimeoutMs));
   try {
-    const dispatcher = tracked(req.dispatcher, () => (progress.sent = true));
-    return await Promise.race([receive({ ...req, dispatcher }, abort.signal), outOfTime]);
+    return await Promise.race([receive({ ...req, dispatcher: tracked(req.dispatcher, onStart) }), outOfTime]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function receive(req: AttemptRequest<unknown>, signal: AbortSignal) {
+async function receive(req: AttemptRequest<unknown>) {
   const response = await request(req.url, {
     method: req.method as Dispatcher.HttpMethod,
     dispatcher: req.dispatcher,
-    signal,
     headers: {
       authorization: req.authorization,
       accept: "application/json",
@@ -181,11 +191,14 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; 
   return { text: Buffer.concat(chunks).toString("utf8"), bytes };
 }
 
+type Abort = (reason: Error) => void;
+
 /**
- * `dispatcher`, calling `onSent` when a connection takes the request, just before its headers are
- * written (`onConnect`, or `onRequestStart` in undici's newer handler interface).
+ * `dispatcher`, handing `onStart` the request's own abort once a connection has taken it, before
+ * its headers are written (`onConnect(abort)`, or `onRequestStart(controller)` in undici's newer
+ * handler interface).
  */
-function tracked(dispatcher: Dispatcher, onSent: () => void): Dispatcher {
+function tracked(dispatcher: Dispatcher, onStart: (abort: Abort) => void): Dispatcher {
   const track = (handler: Dispatcher.DispatchHandler) =>
     new Proxy(handler, {
       get(target, key) {
@@ -193,7 +206,13 @@ function tracked(dispatcher: Dispatcher, onSent: () => void): Dispatcher {
         if (typeof value !== "function") return value;
         const bound = (value as (...args: unknown[]) => unknown).bind(target);
         if (key !== "onConnect" && key !== "onRequestStart") return bound;
-        return (...args: unknown[]) => (onSent(), bound(...args));
+        return (first: unknown, ...rest: unknown[]) => {
+          // The handler first: an abort before it has seen the connection would find it unready.
+          const result = bound(first, ...rest);
+          const controller = first as Dispatcher.DispatchController;
+          onStart(key === "onConnect" ? (first as Abort) : (reason) => controller.abort(reason));
+          return result;
+        };
       },
     });
   return dispatcher.compose((dispatch) => (options, handler) => dispatch(options, track(handler)));
