@@ -256,16 +256,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Whether a parsed JSON value nests more than `max` arrays and objects deep; iterative, so any depth is safe. */
+/**
+ * Whether a parsed JSON value nests more than `max` arrays and objects deep. It never descends
+ * past `max` levels, so the recursion stays as shallow as the cap whatever the body.
+ */
 function nestsDeeper(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  for (let next = stack.pop(); next; next = stack.pop()) {
-    const [item, depth] = next;
-    if (item === null || typeof item !== "object") continue;
-    if (depth === max) return true;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return false;
+  if (value === null || typeof value !== "object") return false;
+  return max === 0 || Object.values(value).some((child) => nestsDeeper(child, max - 1));
 }
 
 function pickRequestId(json: unknown, headers: Record<string, string>, secrets: readonly string[]) {
