@@ -95,7 +95,7 @@ function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
     ? { success: false as const, issues: [problem] }
     : req.schema.safeParse(redactParsed(text, json, req.secrets));
   if (parsed.success) return { ok: true, value: parsed.data, requestId, label };
-  const init = { ...answer.where, status, requestId, issues: parsed.issues };
+  const init = { ...where(req, headers), status, requestId, issues: parsed.issues };
   return { ok: false, error: new ResponseValidationError(init), sent: true, headers, label };
 }
 
@@ -113,7 +113,7 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
   const envelope = errorEnvelopeSchema.safeParse(json);
   const raw = envelope.success && envelope.data.error ? envelope.data.error : text.trim();
   const serverMessage = raw ? truncate(redactSecrets(raw, req.secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
-  const error = createApiError({ ...answer.where, status, serverMessage, requestId });
+  const error = createApiError({ ...where(req, headers), status, serverMessage, requestId });
   return { ok: false, error, outcome: { kind: "status", status }, sent: true, headers, label };
 }
 
@@ -171,9 +171,7 @@ async function receive(req: AttemptRequest<unknown>) {
   const json = parseJson(text);
   const status = response.statusCode;
   const requestId = pickRequestId(json, headers, req.secrets);
-  // What an error names and keeps: the kept headers, redacted and truncated.
-  const where = { method: req.method, path: req.path, headers: kept(headers, req.secrets) };
-  return { status, label: String(status), headers, text, bytes, json, requestId, where };
+  return { status, label: String(status), headers, text, bytes, json, requestId };
 }
 
 /** Leaving the loop early destroys the stream: a huge answer costs the cap in memory, not its size. */
@@ -238,6 +236,11 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
     cause: Object.assign(new Error(detail), code ? { code } : {}),
   });
   return { ok: false, error, outcome: { kind }, sent, headers: {}, label: kind };
+}
+
+/** What an error names and keeps: the request, and the kept headers, redacted and truncated. */
+function where(req: AttemptRequest<unknown>, headers: Record<string, string>) {
+  return { method: req.method, path: req.path, headers: kept(headers, req.secrets) };
 }
 
 function kept(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
