@@ -129,20 +129,22 @@ export class ApiClient {
     operation: Omit<Operation<ServiceEnvelope>, "schema">,
     options: CallOptions,
   ): Promise<ServiceResult> {
-    const { value, requestId } = await this.send({ ...operation, schema: serviceEnvelopeSchema }, options);
+    const { value, requestId } = await this.send({ schema: serviceEnvelopeSchema, ...operation }, options);
     return { service: value.result, requestId };
   }
 
   /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
   private async send<T>(operation: Operation<T>, options: CallOptions) {
+    // Each spread comes last, after keys it does not hold: V8 adds keys written after a spread
+    // one by one on its slow path.
     const call: Call<T> = {
-      ...operation,
       options,
       url: checkedRequestUrl(this.apiUrl, operation.template, operation.path),
       started: this.clock.now(),
       possiblyApplied: false,
       lastError: undefined,
       counts: { rateLimited: 0, other: 0 },
+      ...operation,
     };
     for (;;) {
       const result = await this.attempt(call);
@@ -163,12 +165,12 @@ export class ApiClient {
     if (remainingMs <= 0) this.outOfTime(call, "the deadline passed before the request was sent");
     this.stats.attempts++;
     const result = await sendAttempt({
-      ...call,
       authorization: this.authorization,
       secrets: this.secrets,
       dispatcher: this.dispatcher,
       timeouts: this.timeouts,
       totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs),
+      ...call,
     });
     slot?.answered();
     this.stats.outcomes[result.label] = (this.stats.outcomes[result.label] ?? 0) + 1;

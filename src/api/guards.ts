@@ -31,20 +31,31 @@ function segment(name: string, value: unknown, valid: (value: unknown) => value 
   return value;
 }
 
-/** One path segment of an operation's template: what a guarded id encodes to, never a dot segment. */
-const TEMPLATE_SEGMENT = "(?!\\.+(?:/|$))[A-Za-z0-9._:~-]{1,128}";
+/** A `{name}` segment of an operation's template. */
+const PLACEHOLDER = /^\{[A-Za-z]+\}$/;
+/** What fills a placeholder: what a guarded id encodes to, never a dot segment. */
+const ID_SEGMENT = /^(?!\.+$)[A-Za-z0-9._:~-]{1,128}$/;
+
+/** Whether `path` is `template`, segment for segment, with an id segment for each placeholder. */
+function fitsTemplate(path: string, template: string): boolean {
+  const segments = path.split("/");
+  const slots = template.split("/");
+  return (
+    segments.length === slots.length &&
+    slots.every((slot, i) => (PLACEHOLDER.test(slot) ? ID_SEGMENT.test(segments[i]) : slot === segments[i]))
+  );
+}
 
 /**
  * The last line before a request leaves: the URL to send must have exactly the path built from
  * the template, unchanged by normalisation, decoding or re-encoding, and no query or fragment.
  */
 export function checkedRequestUrl(apiUrl: string, template: string, path: string): string {
-  const pattern = new RegExp(`^${template.replace(/\{[A-Za-z]+\}/g, TEMPLATE_SEGMENT)}$`);
   const base = new URL(apiUrl);
   const basePath = base.pathname === "/" ? "" : base.pathname;
   const url = new URL(`${apiUrl}${path}`);
   if (
-    !pattern.test(path) ||
+    !fitsTemplate(path, template) ||
     url.pathname !== `${basePath}${path}` ||
     url.search ||
     url.hash ||

@@ -95,7 +95,7 @@ function readSuccess<T>(req: AttemptRequest<T>, answer: Answer): Attempt<T> {
     ? { success: false as const, issues: [problem] }
     : req.schema.safeParse(redactParsed(text, json, req.secrets));
   if (parsed.success) return { ok: true, value: parsed.data, requestId, label };
-  const init = { ...answer.where, status, requestId, issues: parsed.issues };
+  const init = { ...where(req, headers), status, requestId, issues: parsed.issues };
   return { ok: false, error: new ResponseValidationError(init), sent: true, headers, label };
 }
 
@@ -113,7 +113,7 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
   const envelope = errorEnvelopeSchema.safeParse(json);
   const raw = envelope.success && envelope.data.error ? envelope.data.error : text.trim();
   const serverMessage = raw ? truncate(redactSecrets(raw, req.secrets), MAX_SERVER_MESSAGE_CHARS) : undefined;
-  const error = createApiError({ ...answer.where, status, serverMessage, requestId });
+  const error = createApiError({ ...where(req, headers), status, serverMessage, requestId });
   return { ok: false, error, outcome: { kind: "status", status }, sent: true, headers, label };
 }
 
@@ -122,27 +122,37 @@ const TIMED_OUT = new Error("the attempt's time ran out");
 
 /**
  * One request and its answer within `totalTimeoutMs`. The race fails the attempt at once even
- * while it waits for a connection: request() settles an aborted request only once one is free.
+ * while it waits for a connection; the request itself is aborted through the abort its connection
+ * hands the handler, at once, or as soon as a connection takes it.
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
-  const abort = new AbortController();
+  let timedOut = false;
+  let abortRequest: Abort | undefined;
+  const onStart = (abort: Abort) => {
+    progress.sent = true;
+    abortRequest = abort;
+    if (timedOut) abort(TIMED_OUT);
+  };
+  let timer: NodeJS.Timeout | undefined;
   const outOfTime = new Promise<never>((_resolve, reject) => {
-    abort.signal.addEventListener("abort", () => reject(TIMED_OUT));
+    const expire = () => {
+      timedOut = true;
+      reject(TIMED_OUT);
+      abortRequest?.(TIMED_OUT);
+    };
+    timer = setTimeout(expire, Math.max(1, req.totalTimeoutMs));
   });
-  const timer = setTimeout(() => abort.abort(TIMED_OUT), Math.max(1, req.totalTimeoutMs));
   try {
-    const dispatcher = tracked(req.dispatcher, () => (progress.sent = true));
-    return await Promise.race([receive({ ...req, dispatcher }, abort.signal), outOfTime]);
+    return await Promise.race([receive({ ...req, dispatcher: tracked(req.dispatcher, onStart) }), outOfTime]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function receive(req: AttemptRequest<unknown>, signal: AbortSignal) {
+async function receive(req: AttemptRequest<unknown>) {
   const response = await request(req.url, {
     method: req.method as Dispatcher.HttpMethod,
     dispatcher: req.dispatcher,
-    signal,
     headers: {
       authorization: req.authorization,
       accept: "application/json",
@@ -161,9 +171,7 @@ async function receive(req: AttemptRequest<unknown>, signal: AbortSignal) {
   const json = parseJson(text);
   const status = response.statusCode;
   const requestId = pickRequestId(json, headers, req.secrets);
-  // What an error names and keeps: the kept headers, redacted and truncated.
-  const where = { method: req.method, path: req.path, headers: kept(headers, req.secrets) };
-  return { status, label: String(status), headers, text, bytes, json, requestId, where };
+  return { status, label: String(status), headers, text, bytes, json, requestId };
 }
 
 /** Leaving the loop early destroys the stream: a huge answer costs the cap in memory, not its size. */
@@ -181,11 +189,14 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; 
   return { text: Buffer.concat(chunks).toString("utf8"), bytes };
 }
 
+type Abort = (reason: Error) => void;
+
 /**
- * `dispatcher`, calling `onSent` when a connection takes the request, just before its headers are
- * written (`onConnect`, or `onRequestStart` in undici's newer handler interface).
+ * `dispatcher`, handing `onStart` the request's own abort once a connection has taken it, before
+ * its headers are written (`onConnect(abort)`, or `onRequestStart(controller)` in undici's newer
+ * handler interface).
  */
-function tracked(dispatcher: Dispatcher, onSent: () => void): Dispatcher {
+function tracked(dispatcher: Dispatcher, onStart: (abort: Abort) => void): Dispatcher {
   const track = (handler: Dispatcher.DispatchHandler) =>
     new Proxy(handler, {
       get(target, key) {
@@ -193,7 +204,13 @@ function tracked(dispatcher: Dispatcher, onSent: () => void): Dispatcher {
         if (typeof value !== "function") return value;
         const bound = (value as (...args: unknown[]) => unknown).bind(target);
         if (key !== "onConnect" && key !== "onRequestStart") return bound;
-        return (...args: unknown[]) => (onSent(), bound(...args));
+        return (first: unknown, ...rest: unknown[]) => {
+          // The handler first: an abort before it has seen the connection would find it unready.
+          const result = bound(first, ...rest);
+          const controller = first as Dispatcher.DispatchController;
+          onStart(key === "onConnect" ? (first as Abort) : (reason) => controller.abort(reason));
+          return result;
+        };
       },
     });
   return dispatcher.compose((dispatch) => (options, handler) => dispatch(options, track(handler)));
@@ -221,6 +238,11 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
   return { ok: false, error, outcome: { kind }, sent, headers: {}, label: kind };
 }
 
+/** What an error names and keeps: the request, and the kept headers, redacted and truncated. */
+function where(req: AttemptRequest<unknown>, headers: Record<string, string>) {
+  return { method: req.method, path: req.path, headers: kept(headers, req.secrets) };
+}
+
 function kept(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
   const names = KEPT_HEADERS.filter((name) => headers[name] !== undefined);
   return Object.fromEntries(
@@ -237,16 +259,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Whether a parsed JSON value nests more than `max` arrays and objects deep; iterative, so any depth is safe. */
+/**
+ * Whether a parsed JSON value nests more than `max` arrays and objects deep. It never descends
+ * past `max` levels, so the recursion stays as shallow as the cap whatever the body.
+ */
 function nestsDeeper(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  for (let next = stack.pop(); next; next = stack.pop()) {
-    const [item, depth] = next;
-    if (item === null || typeof item !== "object") continue;
-    if (depth === max) return true;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return false;
+  if (value === null || typeof value !== "object") return false;
+  return max === 0 || Object.values(value).some((child) => nestsDeeper(child, max - 1));
 }
 
 function pickRequestId(json: unknown, headers: Record<string, string>, secrets: readonly string[]) {

@@ -2,7 +2,15 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import type { ApiClient } from "../api/client";
 import { MAX_TIMER_MS, systemClock, type Clock } from "../api/clock";
 import { DbcloudError } from "../api/errors";
-import { apiClientFor, resolveConfig, stackSetting, timeScale } from "../config";
+import {
+  apiClientFor,
+  CONFIG_SETTINGS,
+  readSetting,
+  resolveConfig,
+  stackSetting,
+  timeScale,
+  type SettingName,
+} from "../config";
 import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning, type ProgressLog } from "./convergeTypes";
 import { READ_TIMEOUT_SECONDS } from "./defaults";
 import { consoleLog } from "./progress";
@@ -59,12 +67,19 @@ export interface ProviderContext {
 
 let current: { settings: string; context: ProviderContext } | undefined;
 
-/** The context for the settings as they are now; kept while they stay so, so connections are reused. */
+/** Every setting `resolveConfig` reads. */
+const SETTING_NAMES = Object.keys(CONFIG_SETTINGS) as SettingName[];
+
+/**
+ * The context for the settings as they are now; kept while they stay so, so connections are
+ * reused. The settings are compared as given: they are resolved and checked when they change.
+ */
 export function providerContext(): ProviderContext {
-  const config = resolveConfig(stackSetting, process.env);
-  const scale = timeScale();
-  const settings = JSON.stringify([config, scale]);
+  const given = SETTING_NAMES.map((name) => readSetting(name, stackSetting, process.env));
+  const settings = JSON.stringify([given, process.env.DBCLOUD_TIME_SCALE]);
   if (current?.settings !== settings) {
+    const config = resolveConfig(stackSetting, process.env);
+    const scale = timeScale();
     const client = apiClientFor(config, (line) => consoleLog.info(line));
     const tuning = scaleTuning(DEFAULT_TUNING, scale);
     current = { settings, context: { client, clock: cancellableClock, log: consoleLog, tuning } };

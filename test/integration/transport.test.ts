@@ -251,6 +251,25 @@ describe("one attempt at the HTTP boundary", function () {
     assert.equal(error.message, `Timed out (GET ${PATH}): no complete answer within 0.3 s`);
   });
 
+  it("an attempt out of time closes its connection, with the headers or the body still to come", async () => {
+    for (const sendHeaders of [false, true]) {
+      let closed!: () => void;
+      const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+      server = await startHostileServer((_req, res, { write }) => {
+        res.on("close", closed);
+        if (!sendHeaders) return;
+        res.writeHead(200, { "content-type": "application/json" });
+        const timer = setInterval(() => write(" "), 50);
+        res.on("close", () => clearInterval(timer));
+      });
+      const error = await failureOf(clientFor(server, { timeouts: { totalMs: 200 } }).getService(ORG, SVC));
+      assert.ok(error instanceof ApiTimeoutError, String(error));
+      // Left open, the request would wait 30 s for headers, or read the trickle for good.
+      await connectionClosed;
+      await server.close();
+    }
+  });
+
   it("an attempt out of time while it waits for a connection fails then, and is never sent", async () => {
     // One connection to a server that never answers: the first call holds it, the second queues.
     server = await startHostileServer(() => undefined);
