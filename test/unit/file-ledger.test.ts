@@ -93,6 +93,18 @@ describe("rate budget file ledger", () => {
     assert.ok(budgetOn(path).nextGrantAt() >= Date.now() + 29_000, "another process sees the pause");
   });
 
+  it("forgets a 429 once the rate is back at the limit: no file is left for it", () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
+    let offset = 0;
+    const clock: Clock = { now: () => Date.now() + offset, sleep: async () => undefined };
+    const budget = budgetOn(path, clock);
+    budget.blockUntil(clock.now() + 1_000);
+    offset = 60 * limit.windowMs; // the climb is long over, the pause and every grant too
+    assert.equal(budget.rate(), limit.requests);
+    budget.nextGrantAt();
+    assert.equal(existsSync(path), false, "nothing left to share");
+  });
+
   it("waits for a lock another process holds, and sees what that process wrote", async function () {
     this.timeout(10_000);
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);

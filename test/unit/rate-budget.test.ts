@@ -117,6 +117,34 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
     assert.equal(budget.nextGrantAt(), 1_000, "paused until the reset");
   });
 
+  it("a second 429 later in the same window is not a new measure; one a window later is", async () => {
+    const { budget, advance } = await throttled(); // the first at 300
+    advance(500);
+    budget.blockUntil(1_000);
+    assert.equal(budget.stats.throttles, 1, "at 800, still the window of the first");
+    advance(500);
+    budget.blockUntil(2_000);
+    assert.equal(budget.stats.throttles, 2, "at 1300, a window after the first");
+  });
+
+  it("counts the grants of the window the reset names, not older ones; a reset out of range names none", async () => {
+    const virtual = jumpingClock();
+    const budget = new RateBudget(limit, virtual.clock, 0);
+    for (let i = 0; i < 9; i++) await budget.acquire(); // 0 to 800, a window before
+    virtual.advance(700);
+    await budget.acquire(); // 1500
+    await budget.acquire(); // 1600, answered 429: the window from 1400 is full until 2400
+    budget.blockUntil(2_400);
+    assert.equal(budget.rate(), 1 * ADAPTIVE_RATE.cut, "only 1500 went through in that window");
+
+    for (const reset of [1_600 + 5 * limit.windowMs, 100]) {
+      const other = new RateBudget(limit, jumpingClock().clock, 0);
+      for (let i = 0; i < 4; i++) await other.acquire(); // 0 to 300
+      other.blockUntil(reset); // a reset further off than a window, or already past: the window ends now
+      assert.equal(other.rate(300), 3 * ADAPTIVE_RATE.cut, `reset at ${reset}`);
+    }
+  });
+
   it("counts the grants of a window whose reset was rounded up to whole seconds", async () => {
     const { clock } = jumpingClock();
     const budget = new RateBudget({ requests: 10, windowMs: 10_000 }, clock, 0);
