@@ -128,7 +128,7 @@ export class RateBudget {
       const admitting = this.access.change((state) => {
         if (state.pauses !== pauses || state.blockedUntil > reserved) return undefined;
         const admit = this.admitAt(state, reserved);
-        claimGrant(state, reserved, admit);
+        moveGrant(state, reserved, admit, "recount");
         return admit;
       }, deadline);
       const admitted = admitting instanceof Promise ? await admitting : admitting;
@@ -236,18 +236,20 @@ export class RateBudget {
   }
 }
 
-/** Dates the grant reserved at `from` to `to`; one lost meanwhile (a shared file started afresh) is counted again. */
-function claimGrant(state: LedgerState, from: number, to: number): void {
+/**
+ * Re-dates a grant, keeping the grants in time order. One already forgotten or released stays so,
+ * unless `lost` says it is still to be sent (a reservation a shared file started afresh lost):
+ * then it is counted again.
+ */
+function moveGrant(
+  state: LedgerState,
+  from: number,
+  to: number,
+  lost: "recount" | "ignore" = "ignore",
+): void {
   const index = state.grants.lastIndexOf(from);
+  if (index < 0 && lost === "ignore") return;
   if (index >= 0) state.grants.splice(index, 1);
   state.grants.push(to);
-  state.grants.sort((a, b) => a - b);
-}
-
-/** Re-dates a grant, keeping the grants in time order; nothing when it was already forgotten or released. */
-function moveGrant(state: LedgerState, from: number, to: number): void {
-  const index = state.grants.lastIndexOf(from);
-  if (index < 0) return;
-  state.grants.splice(index, 1, to);
   state.grants.sort((a, b) => a - b);
 }
