@@ -143,6 +143,7 @@ export class ApiClient {
       started: this.clock.now(),
       possiblyApplied: false,
       lastError: undefined,
+      lastAnswer: undefined,
       counts: { rateLimited: 0, other: 0 },
       ...operation,
     };
@@ -178,6 +179,7 @@ export class ApiClient {
     if (applyBudget && sent && !REFUSAL.test(result.label)) applyBudget.used++;
     if (!result.ok) {
       call.lastError = result.error;
+      if (result.outcome?.kind === "status") call.lastAnswer = result.error;
       // No definite answer, a server error or an unreadable 2xx: the server may have applied it.
       const refused = result.outcome?.kind === "status" && result.outcome.status < 500;
       if (sent && !refused) call.possiblyApplied = true;
@@ -236,9 +238,16 @@ export class ApiClient {
     return delayMs;
   }
 
-  /** Throws `error`, marked when a change may have been applied by an earlier attempt. */
+  /**
+   * Throws `error`, marked when a change may have been applied by an earlier attempt. An error
+   * without an answer (a timeout, a lost connection) also names the server's last answer, if any:
+   * a call cut short by its deadline after a 429 says the key was rate limited.
+   */
   private fail(call: Call<unknown>, error: ApiError | ResponseValidationError): never {
     if (call.method !== "GET" && call.possiblyApplied) error.possiblyApplied = true;
+    const answer = call.lastAnswer;
+    if (answer && error instanceof ApiError && error.status === undefined)
+      error.message = `${error.message}; the last answer before it: ${answer.message}`;
     throw error;
   }
 
@@ -265,6 +274,8 @@ interface Call<T> extends Operation<T> {
   /** Some attempt got no definite answer: the server may have applied the request. */
   possiblyApplied: boolean;
   lastError: ApiError | ResponseValidationError | undefined;
+  /** The last error status the server answered with. */
+  lastAnswer: ApiError | ResponseValidationError | undefined;
   /** 429s apart from every other failure. */
   counts: AttemptCounts;
 }

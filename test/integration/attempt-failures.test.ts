@@ -111,6 +111,25 @@ describe("attempts without an answer", function () {
     assert.match(refusedLines[0], new RegExp(`^GET ${PATH}: connection failed; retrying in `));
   });
 
+  it("an attempt cut off by the deadline after a 429 names the 429 and its request id too", async () => {
+    server = await startHostileServer((_req, res, { count }) => {
+      if (count > 1) return; // the retry hangs until the deadline cuts it
+      res.writeHead(429, { "retry-after": "0", "x-request-id": "req-limited" });
+      res.end('{"status":429,"error":"TOO_MANY_REQUESTS"}');
+    });
+    const client = clientFor(server, { retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 } });
+    const error = await failureOf(client.getService(ORG, SVC, { deadline: Date.now() + 300 }));
+    assert.ok(error instanceof ApiTimeoutError, String(error));
+    assert.equal(server.requests.length, 2);
+    assert.match(
+      error.message,
+      new RegExp(
+        `^Timed out \\(GET ${PATH}\\): no complete answer within 0\\.\\d s; ` +
+          `the last answer before it: 429 TOO_MANY_REQUESTS \\(GET ${PATH}, requestId req-limited\\)$`,
+      ),
+    );
+  });
+
   it("an answered attempt leaves no timer behind: a script exits as soon as its last call ends", async () => {
     server = await startHostileServer((_req, res) => res.end(serviceBody(SVC)));
     const client = clientFor(server, { timeouts: { totalMs: 60_000 } });
