@@ -276,7 +276,9 @@ describe("engine: examples/ephemeral, onDestroy stop and getServiceOutput", func
     );
     assert.equal(await new Promise((resolve) => previewed.exports.serviceName.apply(resolve)), "preview-42");
 
-    const { resources, config, secretKeys } = await capture("ephemeral", PROJECT, cli);
+    const { resources, config, secretKeys, exports } = await capture("ephemeral", PROJECT, cli);
+    // The program's read runs after the capture returns: it ends here, while the emulator is up.
+    await new Promise((resolve) => exports.serviceName.apply(resolve));
     assert.equal(resources[0].inputs.onDestroy, "stop");
     assert.equal(resources[0].inputs.deleteTimeoutSeconds, 900, "customTimeouts.delete: 15m");
     const stack = new EngineStack(run.host, { config, secretKeys });
