@@ -1,8 +1,14 @@
-import { type BudgetLedger, LEDGER_BUSY, type LedgerState, MemoryLedger } from "../../src/api/ledger";
+import {
+  type BudgetLedger,
+  emptyState,
+  LEDGER_BUSY,
+  type LedgerState,
+  MemoryLedger,
+} from "../../src/api/ledger";
 
-/** A ledger in memory that answers busy while `locked` holds, as a file another process has locked. */
-export function lockableLedger(): BudgetLedger & { locked: boolean } {
-  const memory = new MemoryLedger();
+/** A ledger in memory (`state`) that answers busy while `locked` holds, as a file another process has locked. */
+export function lockableLedger(state: LedgerState = emptyState()): BudgetLedger & { locked: boolean } {
+  const memory = new MemoryLedger(state);
   const ledger = {
     locked: false,
     update: <T>(change: (state: LedgerState) => T): T | typeof LEDGER_BUSY =>

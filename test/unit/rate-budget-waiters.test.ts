@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { lockableLedger } from "../helpers/lockableLedger";
 import { steppedClock } from "../helpers/steppedClock";
+import { emptyState } from "../../src/api/ledger";
 import { ADAPTIVE_RATE, BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
 
 /* The rate budget's requests waiting for their slot, on a stepped clock: answers that come late, deadlines, 429s. */
@@ -150,6 +151,22 @@ describe("rate budget: requests waiting for their slot (stepped clock)", () => {
     ledger.locked = false;
     await stepped.runUntil(() => second.at !== undefined);
     assert.equal(second.at, 1_400, "a window after the answer");
+  });
+
+  it("a request that found the ledger locked is dated no earlier than a grant re-dated meanwhile", async () => {
+    const stepped = steppedClock();
+    const state = emptyState();
+    const ledger = lockableLedger(state);
+    const budget = new RateBudget({ requests: 2, windowMs: 1_000 }, stepped.clock, 0, ledger);
+    const first = await budget.take(); // t=0; the pace allows the next at 500
+    await runTo(stepped, 590);
+    ledger.locked = true;
+    const second = timed(stepped, budget.acquire()); // asks at 590, retries on the clock
+    await runTo(stepped, 600);
+    ledger.locked = false;
+    first.answered(); // re-dated to 600 before the second gets the ledger
+    await stepped.runUntil(() => second.at !== undefined);
+    assert.deepEqual(state.grants, [600, 600], "in time order: the second counts from 600, not from 590");
   });
 
   it("a request waiting for its slot holds it: the next one is a window and the margin later", async () => {
