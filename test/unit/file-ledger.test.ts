@@ -255,6 +255,50 @@ describe("rate budget file ledger", () => {
     assert.equal(b.nextGrantAt() - base, 2_000, "another process sees the grant at 1000");
   });
 
+  it("a waiter whose reservation vanished with the file waits for a grant another process made meanwhile", async () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
+    const stepped = steppedClock();
+    const base = Date.now();
+    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    const oneAtATime = { requests: 1, windowMs: 1_000 };
+    const a = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
+    const b = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
+    await a.acquire(); // at 0
+    let grantedAt: number | undefined;
+    void a.acquire().then(() => (grantedAt = stepped.now())); // reserved for 1000
+    rmSync(path); // a temp cleaner removes the file while it waits
+    void stepped.clock.sleep(500);
+    await stepped.runUntil(() => stepped.now() >= 500);
+    assert.equal(await b.acquire(), 0, "the other process finds a fresh file: granted at once, at 500");
+    await stepped.runUntil(() => grantedAt !== undefined);
+    assert.equal(grantedAt, 1_500, "a window after the other's grant");
+  });
+
+  it("a waiter whose reservation vanished with the file counts it again, dropping no other grant", async () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
+    const stepped = steppedClock();
+    const base = Date.now();
+    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    const twoAWindow = { requests: 2, windowMs: 1_000 };
+    const a = new RateBudget(twoAWindow, clock, 0, new FileLedger(path, { now: clock.now }));
+    const b = new RateBudget(twoAWindow, clock, 0, new FileLedger(path, { now: clock.now }));
+    await a.acquire(); // at 0
+    let grantedAt: number | undefined;
+    void a.acquire().then(() => (grantedAt = stepped.now())); // paced: reserved for 500
+    rmSync(path); // a temp cleaner removes the file while it waits
+    void stepped.clock.sleep(100);
+    await stepped.runUntil(() => stepped.now() >= 100);
+    assert.equal(await b.acquire(), 0, "the other process finds a fresh file: granted at once, at 100");
+    void b.acquire(); // paced: reserved for 600
+    await stepped.runUntil(() => grantedAt !== undefined);
+    assert.equal(grantedAt, 500);
+    assert.equal(
+      b.nextGrantAt() - base,
+      1_500,
+      "a window after 500: 100, 500 and the reservation at 600 count",
+    );
+  });
+
   it("a 429 another process meets re-paces this one's waiters, those reserved past its pause too", async () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
     const stepped = steppedClock();

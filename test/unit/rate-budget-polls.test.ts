@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import type { Clock } from "../../src/api/clock";
+import { LEDGER_RETRY_MS } from "../../src/api/ledger";
 import { BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
+import { lockableLedger } from "../helpers/lockableLedger";
 import { steppedClock } from "../helpers/steppedClock";
 
 /* Polls on the rate budget (stepped clock): deadlines, expiry, ties, stats and wake-ups. */
@@ -80,6 +82,21 @@ describe("rate budget: polls (stepped clock)", () => {
     const poll = timed(now, budget.acquire(undefined, hint(1)));
     await runUntil(() => poll.at !== undefined);
     assert.deepEqual(budget.stats, { granted: 2, waited: 1, waitedMs: 600, throttles: 0 });
+  });
+
+  it("a poll waits while another process holds the ledger, and is granted once it is free", async () => {
+    const { clock, now, runUntil } = steppedClock();
+    const ledger = lockableLedger();
+    const budget = new RateBudget(limit, clock, 0, ledger);
+    ledger.locked = true;
+    const poll = timed(now, budget.acquire(undefined, hint(1)));
+    void clock.sleep(40);
+    await runUntil(() => now() >= 40);
+    assert.equal(poll.at, undefined, "no grant while the ledger cannot record it");
+    ledger.locked = false;
+    await runUntil(() => poll.at !== undefined);
+    assert.ok(poll.at! > 40 && poll.at! <= 40 + LEDGER_RETRY_MS, `granted at ${poll.at}`);
+    assert.equal(budget.nextGrantAt(), poll.at! + 1_000, "and counted");
   });
 
   it("polls waiting for the same slot share one wake-up timer", async () => {

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { lockableLedger } from "../helpers/lockableLedger";
 import { steppedClock } from "../helpers/steppedClock";
+import { emptyState } from "../../src/api/ledger";
 import { ADAPTIVE_RATE, BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
 
 /* The rate budget's requests waiting for their slot, on a stepped clock: answers that come late, deadlines, 429s. */
@@ -98,28 +100,83 @@ describe("rate budget: requests waiting for their slot (stepped clock)", () => {
 
   it("a grant answered after it left the window changes nothing", async () => {
     const stepped = steppedClock();
-    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 0);
+    const budget = new RateBudget({ requests: 2, windowMs: 1_000 }, stepped.clock, 0);
     const slow = await budget.take(); // t=0, its answer comes only at 2000
     await runTo(stepped, 2_000);
     await budget.acquire(); // t=2000: the grant at 0 is forgotten now
-    const next = timed(stepped, budget.acquire()); // reserved for 3000
+    const next = timed(stepped, budget.acquire()); // paced: reserved for 2500
     slow.answered();
     await stepped.runUntil(() => next.at !== undefined);
-    assert.equal(next.at, 3_000);
-    assert.equal(budget.nextGrantAt(), 4_000, "the reservation at 3000 was kept");
+    assert.equal(next.at, 2_500, "the forgotten grant is not counted again");
+    assert.equal(budget.nextGrantAt(), 3_000, "a window after 2000, the older of the two in it");
   });
 
   it("a grant re-dated to its answer keeps the grants in time order", async () => {
     const stepped = steppedClock();
+    // A margin, so that the window (not the pacing) decides the slots.
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 100);
+    const first = await budget.take(); // t=0
+    const second = timed(stepped, budget.acquire()); // reserved for 1100
+    await runTo(stepped, 300);
+    first.answered(); // grants: 300, 1100
+    assert.equal(budget.nextGrantAt(), 2_200, "the window of 1100, the latest grant, not of 300");
+    const third = timed(stepped, budget.acquire()); // reserved for 2200
+    await stepped.runUntil(() => second.at !== undefined && third.at !== undefined);
+    assert.equal(second.at, 1_400, "a window and the margin after the re-dated first");
+    assert.equal(third.at, 2_500);
+  });
+
+  it("a grant answered at the very time of a waiting request's slot still pushes it", async () => {
+    const stepped = steppedClock();
     const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 0);
     const first = await budget.take(); // t=0
+    void stepped.clock.sleep(1_000); // the answer comes at 1000, before the waiter below wakes
     const second = timed(stepped, budget.acquire()); // reserved for 1000
-    await runTo(stepped, 300);
-    first.answered(); // grants: 300, 1000
-    const third = timed(stepped, budget.acquire()); // a window after the latest grant, 1000
-    await stepped.runUntil(() => second.at !== undefined && third.at !== undefined);
-    assert.equal(second.at, 1_300, "a window after the re-dated first");
-    assert.equal(third.at, 2_300);
+    await stepped.runUntil(() => stepped.now() >= 1_000);
+    assert.equal(second.at, undefined);
+    first.answered(); // grants: 1000 (the first, re-dated) and 1000 (the second's reservation)
+    await stepped.runUntil(() => second.at !== undefined);
+    assert.equal(second.at, 2_000, "a window after the answer");
+  });
+
+  it("a slow answer read while another process holds the ledger re-dates its grant once it is free", async () => {
+    const stepped = steppedClock();
+    const ledger = lockableLedger();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 0, ledger);
+    const first = await budget.take(); // t=0
+    const second = timed(stepped, budget.acquire()); // reserved for 1000
+    await runTo(stepped, 400);
+    ledger.locked = true;
+    first.answered(); // cannot re-date now: it retries on the clock
+    ledger.locked = false;
+    await stepped.runUntil(() => second.at !== undefined);
+    assert.equal(second.at, 1_400, "a window after the answer");
+  });
+
+  it("a request that found the ledger locked is dated no earlier than a grant re-dated meanwhile", async () => {
+    const stepped = steppedClock();
+    const state = emptyState();
+    const ledger = lockableLedger(state);
+    const budget = new RateBudget({ requests: 2, windowMs: 1_000 }, stepped.clock, 0, ledger);
+    const first = await budget.take(); // t=0; the pace allows the next at 500
+    await runTo(stepped, 590);
+    ledger.locked = true;
+    const second = timed(stepped, budget.acquire()); // asks at 590, retries on the clock
+    await runTo(stepped, 600);
+    ledger.locked = false;
+    first.answered(); // re-dated to 600 before the second gets the ledger
+    await stepped.runUntil(() => second.at !== undefined);
+    assert.deepEqual(state.grants, [600, 600], "in time order: the second counts from 600, not from 590");
+  });
+
+  it("a request waiting for its slot holds it: the next one is a window and the margin later", async () => {
+    const stepped = steppedClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, stepped.clock, 100);
+    await budget.acquire(); // t=0
+    const waiting = timed(stepped, budget.acquire(1_100)); // its slot, 1100, is exactly its deadline
+    assert.equal(budget.nextGrantAt(), 2_200, "counted from the reservation before it goes");
+    await stepped.runUntil(() => waiting.at !== undefined);
+    assert.equal(waiting.at, 1_100);
   });
 
   it("a waiter paused again by a second 429 takes the first slot after the new pause", async () => {

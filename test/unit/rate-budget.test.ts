@@ -145,6 +145,15 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
     }
   });
 
+  it("a reset already past names no window: the grants of the window ending now count", async () => {
+    const { clock, advance } = jumpingClock();
+    const budget = new RateBudget(limit, clock, 0);
+    for (let i = 0; i < 4; i++) await budget.acquire(); // 0 to 300
+    advance(950); // the 429 for the grant at 300 is read at 1250
+    budget.blockUntil(500); // a reset already past: the window ends now, and began at 150 at the earliest
+    assert.equal(budget.rate(), 1 * ADAPTIVE_RATE.cut, "200 and 300 in it, less the refused one");
+  });
+
   it("counts the grants of a window whose reset was rounded up to whole seconds", async () => {
     const { clock } = jumpingClock();
     const budget = new RateBudget({ requests: 10, windowMs: 10_000 }, clock, 0);
@@ -315,12 +324,13 @@ describe("rate budget: edges (jumping clock)", () => {
     // Timers that fire a millisecond early, as a real one may against the wall clock.
     let now = 0;
     const clock: Clock = { now: () => now, sleep: async (ms) => void (now += Math.max(1, ms - 1)) };
-    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
+    // A margin, so that the window (not the pacing) decides the next slot.
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 100);
     (await budget.take()).answered();
-    const second = await budget.take(); // its slot is 1000; the timer woke it at 999
-    assert.equal(now, 999);
+    const second = await budget.take(); // its slot is 1100; the timer woke it at 1099
+    assert.equal(now, 1_099);
     second.answered();
-    assert.equal(budget.nextGrantAt(), 2_000, "the window still counts from the slot, not from 999");
+    assert.equal(budget.nextGrantAt(), 2_200, "the window still counts from the slot, not from 1099");
   });
 
   it("a budget slot past the deadline says by how many seconds, rounded up", () => {
