@@ -40,7 +40,7 @@ export function learnFromThrottle(
 ): boolean {
   if (state.throttle && now - state.throttle.at < limit.windowMs) return false;
   // The server's window ends at its reset; a reset further off than a window names no window.
-  const windowEnd = resetAt > now && resetAt - now < limit.windowMs ? resetAt : now;
+  const windowEnd = resetAt > now && resetAt - now <= limit.windowMs ? resetAt : now;
   // A reset is rounded up (to whole seconds for the real 10 s window): the window may have begun
   // up to that much earlier.
   const windowStart = windowEnd - limit.windowMs - Math.min(1000, limit.windowMs / 10);

@@ -154,6 +154,23 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
     assert.equal(budget.rate(), 1 * ADAPTIVE_RATE.cut, "200 and 300 in it, less the refused one");
   });
 
+  it("a reset exactly a window off names the window that began within the rounding", async () => {
+    // The server rounds its reset up (to whole seconds for the 10 s window): a window that began
+    // less than a second before the 429 resets exactly 10 s after it. The emulator answers so too.
+    const { clock, advance } = jumpingClock();
+    const budget = new RateBudget({ requests: 10, windowMs: 10_000 }, clock, 0);
+    advance(3_000);
+    for (let i = 0; i < 3; i++) await budget.acquire(); // 3000, 4000, 5000: the window before
+    advance(7_000);
+    await budget.acquire(); // 12000: other processes filled the key's window that began at 11500
+    budget.blockUntil(12_000 + 10_000); // its 429 says "10" (9.5 s, rounded up)
+    assert.equal(
+      budget.rate(),
+      ADAPTIVE_RATE.minRequests,
+      "no grant of its own in that window but the refused one; not those of the window before",
+    );
+  });
+
   it("counts the grants of a window whose reset was rounded up to whole seconds", async () => {
     const { clock } = jumpingClock();
     const budget = new RateBudget({ requests: 10, windowMs: 10_000 }, clock, 0);
