@@ -1,4 +1,5 @@
 import { systemClock } from "../api/clock";
+import type { Service } from "../api/schemas";
 import { defaultOrganizationId } from "../config";
 import { converge, ConvergeError, describeService } from "./converge";
 import { providerContext, readDeadline } from "./context";
@@ -11,7 +12,6 @@ import {
   fieldSchemas,
   ID_FIELDS,
   inputsOf,
-  keptOutputs,
   outputsOf,
   withDefaults,
   type ServiceRunStateInputs,
@@ -72,9 +72,13 @@ export async function update(
   const inputs = inputsOf(news, "update");
   requireSameService("ServiceRunState update", id, inputs.serviceId);
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
-    // Only options changed: no API call (nor configuration), so the system clock is its clock.
+    // Only options changed: no API call (nor configuration), so the system clock is its clock, and
+    // the outputs show the service as last observed (endpoints from a hand-edited state may be no list).
     const lastCommand = lastCommandFromOutputs(olds.lastCommand, systemClock);
-    return { outs: keptOutputs(inputs, olds, lastCommand) };
+    const { observedState: state, serviceName: name, databaseVersion, endpoints } = olds;
+    const list = Array.isArray(endpoints) ? endpoints : [];
+    const seen = { state, name, databaseVersion, endpoints: list } as Service;
+    return { outs: outputsOf(inputs, seen, lastCommand) };
   }
   return { outs: await convergeToOutputs(inputs, news, olds.lastCommand) };
 }

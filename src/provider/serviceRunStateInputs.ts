@@ -140,19 +140,3 @@ export function outputsOf(
     })),
   });
 }
-
-/** The outputs of an update that made no API call: the observed details stay as they were. */
-export function keptOutputs(
-  inputs: ServiceRunStateInputs,
-  olds: Record<string, unknown>,
-  lastCommand: SentCommand | undefined,
-): ServiceRunStateOutputs {
-  return {
-    ...inputs,
-    observedState: olds.observedState as string,
-    serviceName: (olds.serviceName as string | undefined) ?? "",
-    databaseVersion: (olds.databaseVersion as string | undefined) ?? "",
-    endpoints: (olds.endpoints as EndpointOutput[] | undefined) ?? [],
-    lastCommand: lastCommandToOutputs(lastCommand),
-  };
-}
