@@ -30,14 +30,6 @@ export const CONFIG_SETTINGS = {
 
 export type SettingName = keyof typeof CONFIG_SETTINGS;
 
-export interface ResolvedConfig {
-  apiUrl: string;
-  keyId: string;
-  keySecret: string;
-  organizationId: string | undefined;
-  rateLimit: RateLimit | false;
-}
-
 function source(name: SettingName): string {
   const s = CONFIG_SETTINGS[name];
   return `stack config ${s.configKey} or environment variable ${s.envVar}`;
@@ -60,7 +52,7 @@ export function readSetting(
 export function resolveConfig(
   stackConfig: (key: string) => string | undefined,
   env: Record<string, string | undefined>,
-): ResolvedConfig {
+) {
   const problems: string[] = [];
   const get = (name: SettingName) => readSetting(name, stackConfig, env);
   const missing = (name: SettingName, what: string, example: string) =>
@@ -146,8 +138,9 @@ export function timeScale(): number {
   return value;
 }
 
-/** The client for a resolved configuration, with retry waits scaled by `DBCLOUD_TIME_SCALE`. */
-export function apiClientFor(config: ResolvedConfig, log: (line: string) => void): ApiClient {
+/** The client for the settings as they are now, with retry waits scaled by `DBCLOUD_TIME_SCALE`. */
+export function apiClientFor(stackConfig: (key: string) => string | undefined, log: (line: string) => void) {
+  const config = resolveConfig(stackConfig, process.env);
   const scale = timeScale();
   return new ApiClient({
     apiUrl: config.apiUrl,

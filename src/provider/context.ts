@@ -6,7 +6,6 @@ import {
   apiClientFor,
   CONFIG_SETTINGS,
   readSetting,
-  resolveConfig,
   stackSetting,
   timeScale,
   type SettingName,
@@ -78,10 +77,8 @@ export function providerContext(): ProviderContext {
   const given = SETTING_NAMES.map((name) => readSetting(name, stackSetting, process.env));
   const settings = JSON.stringify([given, process.env.DBCLOUD_TIME_SCALE]);
   if (current?.settings !== settings) {
-    const config = resolveConfig(stackSetting, process.env);
-    const scale = timeScale();
-    const client = apiClientFor(config, (line) => consoleLog.info(line));
-    const tuning = scaleTuning(DEFAULT_TUNING, scale);
+    const client = apiClientFor(stackSetting, (line) => consoleLog.info(line));
+    const tuning = scaleTuning(DEFAULT_TUNING, timeScale());
     current = { settings, context: { client, clock: cancellableClock, log: consoleLog, tuning } };
   }
   return current.context;

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Service } from "../api/schemas";
-import { apiClientFor, resolveConfig } from "../config";
+import { apiClientFor } from "../config";
 import { programOrganizationId, programStackConfig } from "./programDefaults";
 
 /*
@@ -49,9 +49,8 @@ export function holdsSecret(service: unknown): boolean {
  * to the service as the API returned it, every value in clear, `encryptionKey` included.
  */
 export async function getService(args: GetServiceArgs): Promise<Service> {
-  const config = resolveConfig(programStackConfig, process.env);
+  const client = apiClientFor(programStackConfig, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
   const organizationId = args.organizationId || programOrganizationId("getService");
-  const client = apiClientFor(config, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
   // The transport refuses bodies deeper than MAX_JSON_DEPTH, so Pulumi's recursive walk of the Output is safe.
   const { service } = await client.getService(organizationId, args.serviceId);
   return service;
