@@ -10,7 +10,7 @@ import {
   timeScale,
   type SettingName,
 } from "../config";
-import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning, type ProgressLog } from "./convergeTypes";
+import { DEFAULT_TUNING, scaleTuning, type ConvergeDeps } from "./convergeTypes";
 import { READ_TIMEOUT_SECONDS } from "./defaults";
 import { consoleLog } from "./progress";
 
@@ -57,12 +57,8 @@ export const cancellableClock: Clock = {
   },
 };
 
-export interface ProviderContext {
-  client: ApiClient;
-  clock: Clock;
-  log: ProgressLog;
-  tuning: ConvergeTuning;
-}
+/** The converger's dependencies, with the whole client for the providers' other calls. */
+export type ProviderContext = ConvergeDeps & { client: ApiClient };
 
 let current: { settings: string; context: ProviderContext } | undefined;
 

@@ -69,9 +69,9 @@ export interface ConvergeResult {
 
 /** Converging failed; `commandAccepted` says the world changed, so the provider records the resource. */
 export class ConvergeError extends Error {
-  readonly commandAccepted: boolean;
-  readonly service: Service | undefined;
-  readonly kind: "timeout" | "terminal" | "flapping" | "api";
+  readonly commandAccepted!: boolean;
+  readonly service!: Service | undefined;
+  readonly kind!: "timeout" | "terminal" | "flapping" | "api";
   readonly lastCommand: SentCommand | undefined;
   /** Set when it timed out waiting on this warehouse's other members: it saw the service, so it records it. */
   readonly warehouseId: string | undefined;
@@ -79,13 +79,10 @@ export class ConvergeError extends Error {
     init: Pick<ConvergeError, "message" | "kind" | "commandAccepted" | "service"> &
       Partial<Pick<ConvergeError, "lastCommand" | "warehouseId" | "cause">>,
   ) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    const { message, cause, ...fields } = init;
+    super(message, cause === undefined ? undefined : { cause });
     this.name = "ConvergeError";
-    this.kind = init.kind;
-    this.commandAccepted = init.commandAccepted;
-    this.service = init.service;
-    this.lastCommand = init.lastCommand;
-    this.warehouseId = init.warehouseId;
+    Object.assign(this, fields);
   }
 }
 
