@@ -103,35 +103,31 @@ export function checkInputs(
   return { inputs, failures };
 }
 
-/** What an id or the properties name, for messages: the parts in order, each labelled. */
-export type Named = readonly (readonly [label: string, value: unknown])[];
-
 /** Long or hostile values are cut: a message names them, it does not carry them. */
 function shown(value: unknown): string {
   const text = typeof value === "string" ? value : String(value);
   return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
 }
 
-const describe = (named: Named) => named.map(([label, value]) => `${label} ${shown(value)}`).join(", ");
-
-/** Refuses `operation`, naming both sides, when `id` is not the id the properties make (`expected`). */
+/**
+ * Refuses `operation` unless `id` is the id the properties make, their `values` joined by "/"; the
+ * message names both sides, each part by its label. ServiceRunState's id is its service id alone.
+ */
 export function requireIdOfProperties(
   operation: string,
   id: unknown,
-  expected: string,
-  fromId: Named,
-  fromProperties: Named,
+  labels: readonly string[],
+  values: readonly unknown[],
 ): void {
-  if (id === expected) return;
+  if (id === values.map(String).join("/")) return;
+  const describe = (parts: readonly unknown[]) =>
+    labels.map((label, i) => `${label} ${shown(parts[i])}`).join(", ");
+  const parts = typeof id === "string" ? id.split("/") : [];
+  const fromId = parts.length === labels.length ? describe(parts) : `id ${shown(id)}`;
   throw new Error(
-    `${operation} refused: the resource id names ${describe(fromId)}, but its properties name ` +
-      `${describe(fromProperties)}. The state was edited, imported or written by another version; ` +
+    `${operation} refused: the resource id names ${fromId}, but its properties name ${describe(values)}. ` +
+      `The state was edited, imported or written by another version; ` +
       `nothing was sent. Make them agree (pulumi state edit), or drop the resource from the state ` +
       `(pulumi state delete <urn>) and import it again.`,
   );
-}
-
-/** ServiceRunState's id is its service id: refuses `operation` unless the properties name that service. */
-export function requireSameService(operation: string, id: unknown, serviceId: unknown): void {
-  requireIdOfProperties(operation, id, String(serviceId), [["service", id]], [["service", serviceId]]);
 }

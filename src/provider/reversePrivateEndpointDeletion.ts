@@ -13,7 +13,6 @@ import {
   type CheckFailure,
   type FieldSchemas,
   requireIdOfProperties,
-  type Named,
 } from "./inputs";
 import { isGone } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
@@ -69,11 +68,8 @@ function idOf(inputs: Pick<EndpointDeletionInputs, (typeof ID_FIELDS)[number]>):
 const ID_LABELS = ["organization", "service", "endpoint"] as const;
 
 function requireIdMatches(operation: string, id: unknown, inputs: EndpointDeletionInputs): void {
-  const parts = typeof id === "string" ? id.split("/") : [];
-  const fromId: Named = parts.length === 3 ? ID_LABELS.map((label, i) => [label, parts[i]]) : [["id", id]];
-  const fromProperties: Named = ID_LABELS.map((label, i) => [label, inputs[ID_FIELDS[i]]]);
-  const operationName = `ReversePrivateEndpointDeletion ${operation}`;
-  requireIdOfProperties(operationName, id, idOf(inputs), fromId, fromProperties);
+  const values = ID_FIELDS.map((field) => inputs[field]);
+  requireIdOfProperties(`ReversePrivateEndpointDeletion ${operation}`, id, ID_LABELS, values);
 }
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */

@@ -4,7 +4,7 @@ import { defaultOrganizationId } from "../config";
 import { converge, ConvergeError, describeService } from "./converge";
 import { providerContext, readDeadline } from "./context";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import { pickFields, requireSameService, requireValid } from "./inputs";
+import { pickFields, requireIdOfProperties, requireValid } from "./inputs";
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, resourceInitError } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
@@ -70,7 +70,7 @@ export async function update(
   news: Props,
 ): Promise<{ outs: ServiceRunStateOutputs }> {
   const inputs = inputsOf(news, "update");
-  requireSameService("ServiceRunState update", id, inputs.serviceId);
+  requireIdOfProperties("ServiceRunState update", id, ["service"], [inputs.serviceId]);
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
     // Only options changed: no API call (nor configuration), so the system clock is its clock, and
     // the outputs show the service as last observed (endpoints from a hand-edited state may be no list).
@@ -83,6 +83,15 @@ export async function update(
   return { outs: await convergeToOutputs(inputs, news, olds.lastCommand) };
 }
 
+/**
+ * Refresh and a stop on destroy act on the ids only (options carried over are checked where they are
+ * used): valid ones, naming the service the resource id names.
+ */
+function requireIds(operation: string, id: string, ids: Props, detail = ""): void {
+  requireValid(`ServiceRunState ${operation}`, ids, pickFields(fieldSchemas(), ID_FIELDS));
+  requireIdOfProperties(`ServiceRunState ${operation}${detail}`, id, ["service"], [ids.serviceId]);
+}
+
 /** Refresh: one GET; a service that no longer exists drops the resource. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const withIds = {
@@ -90,9 +99,7 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
     serviceId: props.serviceId ?? id,
     organizationId: props.organizationId ?? defaultOrganizationId(),
   };
-  // Read acts on the ids only; the options it carries over are checked where they are used.
-  requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
-  requireSameService("ServiceRunState read", id, withIds.serviceId);
+  requireIds("read", id, withIds);
   const inputs = withDefaults(withIds);
   const { client, clock, tuning } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
@@ -149,12 +156,8 @@ export async function remove(id: string, props: Props): Promise<void> {
   const timeoutSeconds =
     validTimeout(props.deleteTimeoutSeconds) ?? validTimeout(props.timeoutSeconds) ?? DEFAULT_TIMEOUT_SECONDS;
   const organizationId = (props.organizationId as string | undefined) ?? defaultOrganizationId();
-  requireValid(
-    "ServiceRunState delete",
-    { organizationId, serviceId: props.serviceId },
-    pickFields(fieldSchemas(), ID_FIELDS),
-  );
-  requireSameService('ServiceRunState delete (the stop of onDestroy: "stop")', id, serviceId);
+  const ids = { organizationId, serviceId: props.serviceId };
+  requireIds("delete", id, ids, ' (the stop of onDestroy: "stop")');
   const context = providerContext();
   try {
     const result = await converge(
