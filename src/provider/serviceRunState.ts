@@ -23,8 +23,22 @@ import { satisfies, targetOf } from "./stateTable";
 
 type Props = Record<string, unknown>;
 
+/** Runs the converger, which carries on from the command `recorded` in the outputs, if any. */
+function convergeTo(
+  target: Omit<ServiceRunStateInputs, "onDestroy" | "deleteTimeoutSeconds">,
+  recorded: unknown,
+) {
+  const { organizationId, serviceId, state: desired, timeoutSeconds, waitForState } = target;
+  const context = providerContext();
+  const lastCommand = lastCommandFromOutputs(recorded, context.clock);
+  return converge(
+    { organizationId, serviceId, desired, timeoutMs: timeoutSeconds * 1000, waitForState, lastCommand },
+    context,
+  );
+}
+
 /**
- * Runs the converger. On a failure after an accepted command, or at the deadline of a wait on a
+ * Converges to the inputs. On a failure after an accepted command, or at the deadline of a wait on a
  * warehouse, records the resource with what it saw, so the next `pulumi up` carries on.
  */
 async function convergeToOutputs(
@@ -32,19 +46,8 @@ async function convergeToOutputs(
   props: Props,
   recorded: unknown,
 ): Promise<ServiceRunStateOutputs> {
-  const context = providerContext();
   try {
-    const result = await converge(
-      {
-        organizationId: inputs.organizationId,
-        serviceId: inputs.serviceId,
-        desired: inputs.state,
-        timeoutMs: inputs.timeoutSeconds * 1000,
-        waitForState: inputs.waitForState,
-        lastCommand: lastCommandFromOutputs(recorded, context.clock),
-      },
-      context,
-    );
+    const result = await convergeTo(inputs, recorded);
     return outputsOf(inputs, result.service, result.lastCommand);
   } catch (error) {
     if (!(error instanceof ConvergeError && (error.commandAccepted || error.warehouseId))) throw error;
@@ -158,20 +161,12 @@ export async function remove(id: string, props: Props): Promise<void> {
   const organizationId = (props.organizationId as string | undefined) ?? defaultOrganizationId();
   const ids = { organizationId, serviceId: props.serviceId };
   requireIds("delete", id, ids, ' (the stop of onDestroy: "stop")');
-  const context = providerContext();
+  const stop = { organizationId: organizationId!, serviceId, state: "stopped" as const, timeoutSeconds };
+  // Right after a start, a GET may still show stopped: that is no reason to call it done. Started
+  // outside the try: a configuration error (thrown at once) is not a failed stop.
+  const stopping = convergeTo({ ...stop, waitForState: true }, props.lastCommand);
   try {
-    const result = await converge(
-      {
-        organizationId: organizationId as string,
-        serviceId,
-        desired: "stopped",
-        timeoutMs: timeoutSeconds * 1000,
-        waitForState: true,
-        // Right after a start, a GET may still show stopped: that is no reason to call it done.
-        lastCommand: lastCommandFromOutputs(props.lastCommand, context.clock),
-      },
-      context,
-    );
+    const result = await stopping;
     consoleLog.info(
       destroying.stopped(describeService(result.service, serviceId), result.commands.length > 0),
     );
