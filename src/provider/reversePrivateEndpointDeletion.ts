@@ -10,7 +10,6 @@ import {
   timeoutField,
   uuidField,
   UNKNOWN_VALUE,
-  type CheckFailure,
   type FieldSchemas,
   requireIdOfProperties,
 } from "./inputs";
@@ -37,7 +36,7 @@ export const fieldSchemas = once(() => ({
   timeoutSeconds: { schema: timeoutField("timeoutSeconds"), required: false },
 }));
 
-export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
+export async function check(_olds: Props, news: Props) {
   return checkInputs(news, fieldSchemas(), { timeoutSeconds: DEFAULT_DELETE_TIMEOUT_SECONDS });
 }
 
@@ -61,15 +60,12 @@ function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchema
   };
 }
 
-function idOf(inputs: Pick<EndpointDeletionInputs, (typeof ID_FIELDS)[number]>): string {
-  return `${inputs.organizationId}/${inputs.serviceId}/${inputs.reversePrivateEndpointId}`;
-}
-
-const ID_LABELS = ["organization", "service", "endpoint"] as const;
+/** The parts of the resource id, which are joined by "/": organization, service, endpoint. */
+const idParts = (inputs: EndpointDeletionInputs) => ID_FIELDS.map((field) => inputs[field]);
 
 function requireIdMatches(operation: string, id: unknown, inputs: EndpointDeletionInputs): void {
-  const values = ID_FIELDS.map((field) => inputs[field]);
-  requireIdOfProperties(`ReversePrivateEndpointDeletion ${operation}`, id, ID_LABELS, values);
+  const labels = ["organization", "service", "endpoint"];
+  requireIdOfProperties(`ReversePrivateEndpointDeletion ${operation}`, id, labels, idParts(inputs));
 }
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
@@ -94,7 +90,7 @@ export async function create(props: Props): Promise<{ id: string; outs: Endpoint
     }
     throw error;
   }
-  return { id: idOf(inputs), outs: inputs };
+  return { id: idParts(inputs).join("/"), outs: inputs };
 }
 
 export async function update(

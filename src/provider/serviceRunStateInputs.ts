@@ -2,14 +2,7 @@ import { z } from "zod";
 import type { Service } from "../api/schemas";
 import { once } from "../api/once";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import {
-  checkInputs,
-  requireValid,
-  timeoutField,
-  uuidField,
-  UNKNOWN_VALUE,
-  type CheckFailure,
-} from "./inputs";
+import { checkInputs, requireValid, timeoutField, uuidField, UNKNOWN_VALUE } from "./inputs";
 import { lastCommandToOutputs, type LastCommandOutput, type SentCommand } from "./lastCommand";
 import { satisfies, type DesiredState } from "./stateTable";
 
@@ -50,7 +43,7 @@ export const fieldSchemas = once(() => ({
 
 export const ID_FIELDS = ["organizationId", "serviceId"] as const;
 
-export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
+export async function check(_olds: Props, news: Props) {
   return checkInputs(news, fieldSchemas(), {
     timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
     waitForState: true,
@@ -62,11 +55,10 @@ export async function check(_olds: Props, news: Props): Promise<{ inputs: Props;
 export async function diff(_id: string, olds: Props, news: Props) {
   requireValid("ServiceRunState diff", news, fieldSchemas(), { allowUnknown: true });
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
-  const desired = news.state as DesiredState;
   const stateChange =
     news.state === UNKNOWN_VALUE ||
     olds.state !== news.state ||
-    !satisfies(olds.observedState as string | undefined, desired);
+    !satisfies(olds.observedState as string | undefined, news.state as DesiredState);
   const optionChange =
     olds.timeoutSeconds !== news.timeoutSeconds ||
     olds.waitForState !== news.waitForState ||
