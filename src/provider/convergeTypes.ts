@@ -13,25 +13,21 @@ export interface ProgressLog {
   warn(line: string): void;
 }
 
-export interface ConvergeTuning {
+export const DEFAULT_TUNING = Object.freeze({
   /** After each answer, the next poll this much later: a constant poller. */
-  pollEveryMs: number;
+  pollEveryMs: 5_000,
   /** After a command, how long GET may keep showing the old state before the command is re-sent (once). */
-  commandGraceMs: number;
-  progressEveryMs: number;
+  commandGraceMs: 30_000,
+  progressEveryMs: 30_000,
   /** PATCHes one converge sends at most, counted on the wire (refusals that applied nothing aside). */
-  maxCommands: number;
-}
+  maxCommands: 3,
+});
+
+/** The converger's waits in ms, and its bound on commands: the default's fields, any values. */
+export type ConvergeTuning = Record<keyof typeof DEFAULT_TUNING, number>;
 
 /** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */
 export const MIN_POLL_MS = 10;
-
-export const DEFAULT_TUNING: Readonly<ConvergeTuning> = Object.freeze({
-  pollEveryMs: 5_000,
-  commandGraceMs: 30_000,
-  progressEveryMs: 30_000,
-  maxCommands: 3,
-});
 
 /** The tuning with every wait multiplied by `scale` (DBCLOUD_TIME_SCALE); the command bound stays. */
 export function scaleTuning(tuning: Readonly<ConvergeTuning>, scale: number): ConvergeTuning {
