@@ -87,23 +87,20 @@ export async function update(
 }
 
 /**
- * Refresh and a stop on destroy act on the ids only (options carried over are checked where they are
- * used): valid ones, naming the service the resource id names.
+ * The ids a refresh or a stop on destroy acts on (options carried over are checked where they are
+ * used), the organization defaulted from config: valid ones, naming the service the resource id names.
  */
-function requireIds(operation: string, id: string, ids: Props, detail = ""): void {
+function requireIds(operation: string, id: string, props: Props, detail = "") {
+  const ids = { organizationId: props.organizationId ?? defaultOrganizationId(), serviceId: props.serviceId };
   requireValid(`ServiceRunState ${operation}`, ids, pickFields(fieldSchemas(), ID_FIELDS));
   requireIdOfProperties(`ServiceRunState ${operation}${detail}`, id, ["service"], [ids.serviceId]);
+  return ids as { organizationId: string; serviceId: string };
 }
 
 /** Refresh: one GET; a service that no longer exists drops the resource. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const withIds = {
-    ...props,
-    serviceId: props.serviceId ?? id,
-    organizationId: props.organizationId ?? defaultOrganizationId(),
-  };
-  requireIds("read", id, withIds);
-  const inputs = withDefaults(withIds);
+  const ids = requireIds("read", id, { ...props, serviceId: props.serviceId ?? id });
+  const inputs = withDefaults({ ...props, ...ids });
   const { client, clock, tuning } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
@@ -158,10 +155,8 @@ export async function remove(id: string, props: Props): Promise<void> {
   }
   const timeoutSeconds =
     validTimeout(props.deleteTimeoutSeconds) ?? validTimeout(props.timeoutSeconds) ?? DEFAULT_TIMEOUT_SECONDS;
-  const organizationId = (props.organizationId as string | undefined) ?? defaultOrganizationId();
-  const ids = { organizationId, serviceId: props.serviceId };
-  requireIds("delete", id, ids, ' (the stop of onDestroy: "stop")');
-  const stop = { organizationId: organizationId!, serviceId, state: "stopped" as const, timeoutSeconds };
+  const ids = requireIds("delete", id, props, ' (the stop of onDestroy: "stop")');
+  const stop = { ...ids, state: "stopped" as const, timeoutSeconds };
   // Right after a start, a GET may still show stopped: that is no reason to call it done. Started
   // outside the try: a configuration error (thrown at once) is not a failed stop.
   const stopping = convergeTo({ ...stop, waitForState: true }, props.lastCommand);
