@@ -17,6 +17,9 @@ export interface CheckFailure {
   reason: string;
 }
 
+/** Properties as the engine passes them: inputs, outputs or state, of any version. */
+export type Props = Record<string, unknown>;
+
 export type FieldSchemas = Record<string, { schema: z.ZodType; required: boolean }>;
 
 export function uuidField(name: string) {
@@ -40,11 +43,7 @@ export function timeoutField(name: string) {
 }
 
 /** Validates each field on its own, so every problem names its property. */
-export function checkFields(
-  news: Record<string, unknown>,
-  fields: FieldSchemas,
-  allowUnknown = true,
-): CheckFailure[] {
+export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = true): CheckFailure[] {
   const failures: CheckFailure[] = [];
   for (const [property, { schema, required }] of Object.entries(fields)) {
     const value = news[property];
@@ -65,7 +64,7 @@ export function checkFields(
 /** Re-validation at an entry point other than check: throws, listing every problem. */
 export function requireValid(
   what: string,
-  props: Record<string, unknown>,
+  props: Props,
   fields: FieldSchemas,
   options: { allowUnknown?: boolean } = {},
 ): void {
@@ -83,12 +82,8 @@ export function pickFields(fields: FieldSchemas, names: readonly string[]): Fiel
 }
 
 /** The check of both resources: configured organization and given defaults first, then every field. */
-export function checkInputs(
-  news: Record<string, unknown>,
-  fields: FieldSchemas,
-  defaults: Record<string, unknown>,
-): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-  const inputs: Record<string, unknown> = { ...news };
+export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) {
+  const inputs: Props = { ...news };
   for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults })) {
     if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
   }

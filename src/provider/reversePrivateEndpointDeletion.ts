@@ -11,6 +11,7 @@ import {
   uuidField,
   UNKNOWN_VALUE,
   type FieldSchemas,
+  type Props,
   requireIdOfProperties,
 } from "./inputs";
 import { isGone } from "./outcomes";
@@ -24,8 +25,6 @@ export interface EndpointDeletionInputs {
   reversePrivateEndpointId: string;
   timeoutSeconds: number;
 }
-
-type Props = Record<string, unknown>;
 
 const ID_FIELDS = ["organizationId", "serviceId", "reversePrivateEndpointId"] as const;
 

@@ -4,7 +4,7 @@ import { defaultOrganizationId } from "../config";
 import { converge, ConvergeError, describeService } from "./converge";
 import { providerContext, readDeadline } from "./context";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import { pickFields, requireIdOfProperties, requireValid } from "./inputs";
+import { pickFields, requireIdOfProperties, requireValid, type Props } from "./inputs";
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, resourceInitError } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
@@ -20,8 +20,6 @@ import {
 import { satisfies, targetOf } from "./stateTable";
 
 /* Create, update, read and delete of ServiceRunState. */
-
-type Props = Record<string, unknown>;
 
 /** Runs the converger, which carries on from the command `recorded` in the outputs, if any. */
 function convergeTo(

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Service } from "../api/schemas";
 import { once } from "../api/once";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import { checkInputs, requireValid, timeoutField, uuidField, UNKNOWN_VALUE } from "./inputs";
+import { checkInputs, requireValid, timeoutField, uuidField, UNKNOWN_VALUE, type Props } from "./inputs";
 import { lastCommandToOutputs, type LastCommandOutput, type SentCommand } from "./lastCommand";
 import { satisfies, type DesiredState } from "./stateTable";
 
@@ -22,8 +22,6 @@ export interface ServiceRunStateInputs {
   /** Bounds a stop on destroy; absent: `timeoutSeconds`. */
   deleteTimeoutSeconds?: number;
 }
-
-type Props = Record<string, unknown>;
 
 export const fieldSchemas = once(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
