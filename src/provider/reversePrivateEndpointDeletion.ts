@@ -92,11 +92,7 @@ export async function create(props: Props): Promise<{ id: string; outs: Endpoint
   return { id: idParts(inputs).join("/"), outs: inputs };
 }
 
-export async function update(
-  id: string,
-  _olds: Props,
-  news: Props,
-): Promise<{ outs: EndpointDeletionInputs }> {
+export async function update(id: string, _olds: Props, news: Props) {
   const inputs = inputsOf(news, "update");
   requireIdMatches("update", id, inputs);
   return { outs: inputs };

@@ -65,11 +65,7 @@ export async function create(props: Props): Promise<{ id: string; outs: ServiceR
   return { id: inputs.serviceId, outs: await convergeToOutputs(inputs, props, undefined) };
 }
 
-export async function update(
-  id: string,
-  olds: Props,
-  news: Props,
-): Promise<{ outs: ServiceRunStateOutputs }> {
+export async function update(id: string, olds: Props, news: Props) {
   const inputs = inputsOf(news, "update");
   requireIdOfProperties("ServiceRunState update", id, ["service"], [inputs.serviceId]);
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
