@@ -19,13 +19,6 @@ import { consoleLog, destroying, refreshing } from "./progress";
 
 /* The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
 
-export interface EndpointDeletionInputs {
-  organizationId: string;
-  serviceId: string;
-  reversePrivateEndpointId: string;
-  timeoutSeconds: number;
-}
-
 const ID_FIELDS = ["organizationId", "serviceId", "reversePrivateEndpointId"] as const;
 
 export const fieldSchemas = once(() => ({
@@ -49,7 +42,7 @@ export async function diff(_id: string, olds: Props, news: Props) {
   return { changes: replaces.length > 0 || timeoutChange, replaces, deleteBeforeReplace: false };
 }
 
-function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchemas()): EndpointDeletionInputs {
+function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchemas()) {
   requireValid(`ReversePrivateEndpointDeletion ${what}`, props, fields);
   return {
     organizationId: props.organizationId as string,
@@ -58,6 +51,9 @@ function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchema
     timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_DELETE_TIMEOUT_SECONDS,
   };
 }
+
+/** The inputs, which are also the outputs. */
+type EndpointDeletionInputs = ReturnType<typeof inputsOf>;
 
 /** The parts of the resource id, which are joined by "/": organization, service, endpoint. */
 const idParts = (inputs: EndpointDeletionInputs) => ID_FIELDS.map((field) => inputs[field]);
@@ -68,7 +64,7 @@ function requireIdMatches(operation: string, id: unknown, inputs: EndpointDeleti
 }
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
-export async function create(props: Props): Promise<{ id: string; outs: EndpointDeletionInputs }> {
+export async function create(props: Props) {
   const inputs = inputsOf(props, "create");
   const { client } = providerContext();
   try {
