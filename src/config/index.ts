@@ -11,21 +11,11 @@ import { DEFAULT_RETRY_POLICY } from "../api/retry";
 
 /** Each setting: its stack config key and its environment variable. Stack config wins. */
 export const CONFIG_SETTINGS = {
-  apiUrl: { configKey: "dbcloud:apiUrl", envVar: "DBCLOUD_API_URL", required: true, secret: false },
-  apiKeyId: { configKey: "dbcloud:apiKeyId", envVar: "DBCLOUD_API_KEY_ID", required: true, secret: false },
-  apiKeySecret: {
-    configKey: "dbcloud:apiKeySecret",
-    envVar: "DBCLOUD_API_KEY_SECRET",
-    required: true,
-    secret: true,
-  },
-  organizationId: {
-    configKey: "dbcloud:organizationId",
-    envVar: "DBCLOUD_ORGANIZATION_ID",
-    required: false,
-    secret: false,
-  },
-  rateLimit: { configKey: "dbcloud:rateLimit", envVar: "DBCLOUD_RATE_LIMIT", required: false, secret: false },
+  apiUrl: { configKey: "dbcloud:apiUrl", envVar: "DBCLOUD_API_URL", secret: false },
+  apiKeyId: { configKey: "dbcloud:apiKeyId", envVar: "DBCLOUD_API_KEY_ID", secret: false },
+  apiKeySecret: { configKey: "dbcloud:apiKeySecret", envVar: "DBCLOUD_API_KEY_SECRET", secret: true },
+  organizationId: { configKey: "dbcloud:organizationId", envVar: "DBCLOUD_ORGANIZATION_ID", secret: false },
+  rateLimit: { configKey: "dbcloud:rateLimit", envVar: "DBCLOUD_RATE_LIMIT", secret: false },
 } as const;
 
 export type SettingName = keyof typeof CONFIG_SETTINGS;
