@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isEndpointId, isUuid } from "../api/guards";
+import { truncate } from "../api/redact";
 import { defaultOrganizationId } from "../config";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
@@ -99,10 +100,7 @@ export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) 
 }
 
 /** Long or hostile values are cut: a message names them, it does not carry them. */
-function shown(value: unknown): string {
-  const text = typeof value === "string" ? value : String(value);
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
-}
+const shown = (value: unknown) => JSON.stringify(truncate(String(value), 120));
 
 /**
  * Refuses `operation` unless `id` is the id the properties make, their `values` joined by "/"; the
