@@ -4,7 +4,6 @@ import type { ServiceCommand } from "../api/options";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
-import { warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
 
 /* What goes into the converger and what comes out of it; the loop itself is in converge.ts. */
 
@@ -91,28 +90,4 @@ export function describeService(service: Service | undefined, serviceId: string)
 /** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */
 export function seconds(ms: number): string {
   return ms < 10_000 ? `${Number((ms / 1000).toFixed(1))}s` : `${Math.round(ms / 1000)}s`;
-}
-
-/** A timed-out converge's message: what it waited for, what it sent, and what it saw last. */
-export function timeoutMessage(seen: {
-  label: string;
-  desired: DesiredState;
-  elapsedMs: number;
-  sent: string;
-  state: string | null | undefined;
-  waitReason: string | undefined;
-  unseen: { command: ServiceCommand; ageMs: number } | undefined;
-  warehouse: WarehouseWait | undefined;
-}): string {
-  const note =
-    seen.waitReason === "unknown"
-      ? " (a state this provider does not know)"
-      : seen.waitReason === "unseen-command"
-        ? ` (or so a GET shows, which may predate the ${seen.unseen!.command} sent ${seconds(seen.unseen!.ageMs)} before)`
-        : "";
-  return (
-    `Timed out after ${seconds(seen.elapsedMs)} waiting for ${seen.label} to be ${seen.desired}${seen.sent}: ` +
-    `it is ${seen.state || "in no reported state"}${note}` +
-    `${seen.warehouse ? warehouseTimeoutNote(seen.warehouse) : ""}. Raise timeoutSeconds if it needs longer.`
-  );
 }
