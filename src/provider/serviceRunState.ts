@@ -15,7 +15,6 @@ import {
   outputsOf,
   withDefaults,
   type ServiceRunStateInputs,
-  type ServiceRunStateOutputs,
 } from "./serviceRunStateInputs";
 import { satisfies, targetOf } from "./stateTable";
 
@@ -39,11 +38,7 @@ function convergeTo(
  * Converges to the inputs. On a failure after an accepted command, or at the deadline of a wait on a
  * warehouse, records the resource with what it saw, so the next `pulumi up` carries on.
  */
-async function convergeToOutputs(
-  inputs: ServiceRunStateInputs,
-  props: Props,
-  recorded: unknown,
-): Promise<ServiceRunStateOutputs> {
+async function convergeToOutputs(inputs: ServiceRunStateInputs, props: Props, recorded: unknown) {
   try {
     const result = await convergeTo(inputs, recorded);
     return outputsOf(inputs, result.service, result.lastCommand);
@@ -60,7 +55,7 @@ async function convergeToOutputs(
   }
 }
 
-export async function create(props: Props): Promise<{ id: string; outs: ServiceRunStateOutputs }> {
+export async function create(props: Props) {
   const inputs = inputsOf(props, "create");
   return { id: inputs.serviceId, outs: await convergeToOutputs(inputs, props, undefined) };
 }
