@@ -64,11 +64,11 @@ export async function update(id: string, olds: Props, news: Props) {
   const inputs = inputsOf(news, "update");
   requireIdOfProperties("ServiceRunState update", id, ["service"], [inputs.serviceId]);
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
-    // Only options changed: no API call (nor configuration), so the system clock is its clock, and
-    // the outputs show the service as last observed (endpoints from a hand-edited state may be no list).
+    // Only options changed: no API call (nor configuration), so the system clock is its clock; the
+    // outputs show the service as last observed (of hand-edited endpoints, the objects alone).
     const lastCommand = lastCommandFromOutputs(olds.lastCommand, systemClock);
     const { observedState: state, serviceName: name, databaseVersion, endpoints } = olds;
-    const list = Array.isArray(endpoints) ? endpoints : [];
+    const list = Array.isArray(endpoints) ? endpoints.filter((e) => typeof e === "object" && e !== null) : [];
     const seen = { state, name, databaseVersion, endpoints: list } as Service;
     return { outs: outputsOf(inputs, seen, lastCommand) };
   }
