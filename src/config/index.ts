@@ -132,15 +132,11 @@ export function timeScale(): number {
 export function apiClientFor(stackConfig: (key: string) => string | undefined, log: (line: string) => void) {
   const config = resolveConfig(stackConfig, process.env);
   const scale = timeScale();
+  const { baseDelayMs, maxDelayMs } = DEFAULT_RETRY_POLICY;
+  // The settings as resolved: the client ignores the organization, which is not its concern.
   return new ApiClient({
-    apiUrl: config.apiUrl,
-    keyId: config.keyId,
-    keySecret: config.keySecret,
-    rateLimit: config.rateLimit,
-    retry: {
-      baseDelayMs: DEFAULT_RETRY_POLICY.baseDelayMs * scale,
-      maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs * scale,
-    },
+    ...config,
+    retry: { baseDelayMs: baseDelayMs * scale, maxDelayMs: maxDelayMs * scale },
     log,
   });
 }
