@@ -32,10 +32,7 @@ export function readSetting(
   env: Record<string, string | undefined>,
 ): string | undefined {
   const s = CONFIG_SETTINGS[name];
-  const fromConfig = stackConfig(s.configKey);
-  if (fromConfig !== undefined && fromConfig !== "") return fromConfig;
-  const fromEnv = env[s.envVar];
-  return fromEnv === "" ? undefined : fromEnv;
+  return stackConfig(s.configKey) || env[s.envVar] || undefined;
 }
 
 /** Resolves the client configuration, listing every problem at once and never echoing the secret. */
