@@ -11,32 +11,14 @@ import { DEFAULT_RETRY_POLICY } from "../api/retry";
 
 /** Each setting: its stack config key and its environment variable. Stack config wins. */
 export const CONFIG_SETTINGS = {
-  apiUrl: { configKey: "dbcloud:apiUrl", envVar: "DBCLOUD_API_URL", required: true, secret: false },
-  apiKeyId: { configKey: "dbcloud:apiKeyId", envVar: "DBCLOUD_API_KEY_ID", required: true, secret: false },
-  apiKeySecret: {
-    configKey: "dbcloud:apiKeySecret",
-    envVar: "DBCLOUD_API_KEY_SECRET",
-    required: true,
-    secret: true,
-  },
-  organizationId: {
-    configKey: "dbcloud:organizationId",
-    envVar: "DBCLOUD_ORGANIZATION_ID",
-    required: false,
-    secret: false,
-  },
-  rateLimit: { configKey: "dbcloud:rateLimit", envVar: "DBCLOUD_RATE_LIMIT", required: false, secret: false },
+  apiUrl: { configKey: "dbcloud:apiUrl", envVar: "DBCLOUD_API_URL", secret: false },
+  apiKeyId: { configKey: "dbcloud:apiKeyId", envVar: "DBCLOUD_API_KEY_ID", secret: false },
+  apiKeySecret: { configKey: "dbcloud:apiKeySecret", envVar: "DBCLOUD_API_KEY_SECRET", secret: true },
+  organizationId: { configKey: "dbcloud:organizationId", envVar: "DBCLOUD_ORGANIZATION_ID", secret: false },
+  rateLimit: { configKey: "dbcloud:rateLimit", envVar: "DBCLOUD_RATE_LIMIT", secret: false },
 } as const;
 
 export type SettingName = keyof typeof CONFIG_SETTINGS;
-
-export interface ResolvedConfig {
-  apiUrl: string;
-  keyId: string;
-  keySecret: string;
-  organizationId: string | undefined;
-  rateLimit: RateLimit | false;
-}
 
 function source(name: SettingName): string {
   const s = CONFIG_SETTINGS[name];
@@ -50,17 +32,14 @@ export function readSetting(
   env: Record<string, string | undefined>,
 ): string | undefined {
   const s = CONFIG_SETTINGS[name];
-  const fromConfig = stackConfig(s.configKey);
-  if (fromConfig !== undefined && fromConfig !== "") return fromConfig;
-  const fromEnv = env[s.envVar];
-  return fromEnv === "" ? undefined : fromEnv;
+  return stackConfig(s.configKey) || env[s.envVar] || undefined;
 }
 
 /** Resolves the client configuration, listing every problem at once and never echoing the secret. */
 export function resolveConfig(
   stackConfig: (key: string) => string | undefined,
   env: Record<string, string | undefined>,
-): ResolvedConfig {
+) {
   const problems: string[] = [];
   const get = (name: SettingName) => readSetting(name, stackConfig, env);
   const missing = (name: SettingName, what: string, example: string) =>
@@ -146,18 +125,15 @@ export function timeScale(): number {
   return value;
 }
 
-/** The client for a resolved configuration, with retry waits scaled by `DBCLOUD_TIME_SCALE`. */
-export function apiClientFor(config: ResolvedConfig, log: (line: string) => void): ApiClient {
+/** The client for the settings as they are now, with retry waits scaled by `DBCLOUD_TIME_SCALE`. */
+export function apiClientFor(stackConfig: (key: string) => string | undefined, log: (line: string) => void) {
+  const config = resolveConfig(stackConfig, process.env);
   const scale = timeScale();
+  const { baseDelayMs, maxDelayMs } = DEFAULT_RETRY_POLICY;
+  // The settings as resolved: the client ignores the organization, which is not its concern.
   return new ApiClient({
-    apiUrl: config.apiUrl,
-    keyId: config.keyId,
-    keySecret: config.keySecret,
-    rateLimit: config.rateLimit,
-    retry: {
-      baseDelayMs: DEFAULT_RETRY_POLICY.baseDelayMs * scale,
-      maxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs * scale,
-    },
+    ...config,
+    retry: { baseDelayMs: baseDelayMs * scale, maxDelayMs: maxDelayMs * scale },
     log,
   });
 }

@@ -2,16 +2,8 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import type { ApiClient } from "../api/client";
 import { MAX_TIMER_MS, systemClock, type Clock } from "../api/clock";
 import { DbcloudError } from "../api/errors";
-import {
-  apiClientFor,
-  CONFIG_SETTINGS,
-  readSetting,
-  resolveConfig,
-  stackSetting,
-  timeScale,
-  type SettingName,
-} from "../config";
-import { DEFAULT_TUNING, scaleTuning, type ConvergeTuning, type ProgressLog } from "./convergeTypes";
+import { apiClientFor, CONFIG_SETTINGS, stackSetting, timeScale } from "../config";
+import { DEFAULT_TUNING, scaleTuning, type ConvergeDeps } from "./convergeTypes";
 import { READ_TIMEOUT_SECONDS } from "./defaults";
 import { consoleLog } from "./progress";
 
@@ -58,30 +50,21 @@ export const cancellableClock: Clock = {
   },
 };
 
-export interface ProviderContext {
-  client: ApiClient;
-  clock: Clock;
-  log: ProgressLog;
-  tuning: ConvergeTuning;
-}
+/** The converger's dependencies, with the whole client for the providers' other calls. */
+export type ProviderContext = ConvergeDeps & { client: ApiClient };
 
 let current: { settings: string; context: ProviderContext } | undefined;
 
-/** Every setting `resolveConfig` reads. */
-const SETTING_NAMES = Object.keys(CONFIG_SETTINGS) as SettingName[];
-
 /**
  * The context for the settings as they are now; kept while they stay so, so connections are
- * reused. The settings are compared as given: they are resolved and checked when they change.
+ * reused. The settings are compared as given, from both sources: resolved and checked when they change.
  */
 export function providerContext(): ProviderContext {
-  const given = SETTING_NAMES.map((name) => readSetting(name, stackSetting, process.env));
+  const given = Object.values(CONFIG_SETTINGS).map((s) => [stackSetting(s.configKey), process.env[s.envVar]]);
   const settings = JSON.stringify([given, process.env.DBCLOUD_TIME_SCALE]);
   if (current?.settings !== settings) {
-    const config = resolveConfig(stackSetting, process.env);
-    const scale = timeScale();
-    const client = apiClientFor(config, (line) => consoleLog.info(line));
-    const tuning = scaleTuning(DEFAULT_TUNING, scale);
+    const client = apiClientFor(stackSetting, (line) => consoleLog.info(line));
+    const tuning = scaleTuning(DEFAULT_TUNING, timeScale());
     current = { settings, context: { client, clock: cancellableClock, log: consoleLog, tuning } };
   }
   return current.context;

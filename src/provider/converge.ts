@@ -5,7 +5,7 @@ import {
   ConvergeError,
   describeService,
   MIN_POLL_MS,
-  timeoutMessage,
+  seconds,
   type ConvergeDeps,
   type ConvergeRequest,
   type ConvergeResult,
@@ -13,7 +13,7 @@ import {
 import { afterRead, mayPredate, sentNow, type SentCommand } from "./lastCommand";
 import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";
-import { warehouseRefusal, type WarehouseWait } from "./warehouse";
+import { warehouseRefusal, warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
 
 export * from "./convergeTypes";
 
@@ -253,19 +253,21 @@ class Convergence {
     return describeService(this.service, this.request.serviceId);
   }
 
-  /** Only ever called after a GET showed the service. */
+  /** The timeout's error: what it waited for, sent and saw last. Called only after a GET showed the service. */
   private timedOut(cause?: unknown): never {
     const now = this.deps.clock.now();
-    const message = timeoutMessage({
-      label: this.label(),
-      desired: this.request.desired,
-      elapsedMs: now - this.started,
-      sent: this.commands.length ? ` after sending ${this.commands.join(", then ")}` : this.lostAnswers,
-      state: this.service!.state,
-      waitReason: this.lastStep?.action === "wait" ? this.lastStep.reason : undefined,
-      unseen: this.unseen && { command: this.unseen.command, ageMs: now - this.unseen.atMs },
-      warehouse: this.warehouse,
-    });
+    const sent = this.commands.length ? ` after sending ${this.commands.join(", then ")}` : this.lostAnswers;
+    const waitReason = this.lastStep?.action === "wait" ? this.lastStep.reason : undefined;
+    const note =
+      waitReason === "unknown"
+        ? " (a state this provider does not know)"
+        : waitReason === "unseen-command"
+          ? ` (or so a GET shows, which may predate the ${this.unseen!.command} sent ${seconds(now - this.unseen!.atMs)} before)`
+          : "";
+    const message =
+      `Timed out after ${seconds(now - this.started)} waiting for ${this.label()} to be ${this.request.desired}` +
+      `${sent}: it is ${this.service!.state || "in no reported state"}${note}` +
+      `${this.warehouse ? warehouseTimeoutNote(this.warehouse) : ""}. Raise timeoutSeconds if it needs longer.`;
     return this.fail("timeout", message, cause);
   }
 

@@ -4,7 +4,6 @@ import type { ServiceCommand } from "../api/options";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
-import { warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
 
 /* What goes into the converger and what comes out of it; the loop itself is in converge.ts. */
 
@@ -13,25 +12,21 @@ export interface ProgressLog {
   warn(line: string): void;
 }
 
-export interface ConvergeTuning {
+export const DEFAULT_TUNING = Object.freeze({
   /** After each answer, the next poll this much later: a constant poller. */
-  pollEveryMs: number;
+  pollEveryMs: 5_000,
   /** After a command, how long GET may keep showing the old state before the command is re-sent (once). */
-  commandGraceMs: number;
-  progressEveryMs: number;
+  commandGraceMs: 30_000,
+  progressEveryMs: 30_000,
   /** PATCHes one converge sends at most, counted on the wire (refusals that applied nothing aside). */
-  maxCommands: number;
-}
+  maxCommands: 3,
+});
+
+/** The converger's waits in ms, and its bound on commands: the default's fields, any values. */
+export type ConvergeTuning = Record<keyof typeof DEFAULT_TUNING, number>;
 
 /** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */
 export const MIN_POLL_MS = 10;
-
-export const DEFAULT_TUNING: Readonly<ConvergeTuning> = Object.freeze({
-  pollEveryMs: 5_000,
-  commandGraceMs: 30_000,
-  progressEveryMs: 30_000,
-  maxCommands: 3,
-});
 
 /** The tuning with every wait multiplied by `scale` (DBCLOUD_TIME_SCALE); the command bound stays. */
 export function scaleTuning(tuning: Readonly<ConvergeTuning>, scale: number): ConvergeTuning {
@@ -69,9 +64,9 @@ export interface ConvergeResult {
 
 /** Converging failed; `commandAccepted` says the world changed, so the provider records the resource. */
 export class ConvergeError extends Error {
-  readonly commandAccepted: boolean;
-  readonly service: Service | undefined;
-  readonly kind: "timeout" | "terminal" | "flapping" | "api";
+  readonly commandAccepted!: boolean;
+  readonly service!: Service | undefined;
+  readonly kind!: "timeout" | "terminal" | "flapping" | "api";
   readonly lastCommand: SentCommand | undefined;
   /** Set when it timed out waiting on this warehouse's other members: it saw the service, so it records it. */
   readonly warehouseId: string | undefined;
@@ -79,13 +74,10 @@ export class ConvergeError extends Error {
     init: Pick<ConvergeError, "message" | "kind" | "commandAccepted" | "service"> &
       Partial<Pick<ConvergeError, "lastCommand" | "warehouseId" | "cause">>,
   ) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    const { message, cause, ...fields } = init;
+    super(message, cause === undefined ? undefined : { cause });
     this.name = "ConvergeError";
-    this.kind = init.kind;
-    this.commandAccepted = init.commandAccepted;
-    this.service = init.service;
-    this.lastCommand = init.lastCommand;
-    this.warehouseId = init.warehouseId;
+    Object.assign(this, fields);
   }
 }
 
@@ -98,28 +90,4 @@ export function describeService(service: Service | undefined, serviceId: string)
 /** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */
 export function seconds(ms: number): string {
   return ms < 10_000 ? `${Number((ms / 1000).toFixed(1))}s` : `${Math.round(ms / 1000)}s`;
-}
-
-/** A timed-out converge's message: what it waited for, what it sent, and what it saw last. */
-export function timeoutMessage(seen: {
-  label: string;
-  desired: DesiredState;
-  elapsedMs: number;
-  sent: string;
-  state: string | null | undefined;
-  waitReason: string | undefined;
-  unseen: { command: ServiceCommand; ageMs: number } | undefined;
-  warehouse: WarehouseWait | undefined;
-}): string {
-  const note =
-    seen.waitReason === "unknown"
-      ? " (a state this provider does not know)"
-      : seen.waitReason === "unseen-command"
-        ? ` (or so a GET shows, which may predate the ${seen.unseen!.command} sent ${seconds(seen.unseen!.ageMs)} before)`
-        : "";
-  return (
-    `Timed out after ${seconds(seen.elapsedMs)} waiting for ${seen.label} to be ${seen.desired}${seen.sent}: ` +
-    `it is ${seen.state || "in no reported state"}${note}` +
-    `${seen.warehouse ? warehouseTimeoutNote(seen.warehouse) : ""}. Raise timeoutSeconds if it needs longer.`
-  );
 }

@@ -9,9 +9,8 @@ import * as serviceRunState from "./serviceRunState";
 import * as serviceRunStateInputs from "./serviceRunStateInputs";
 
 /** Both providers' `configure`: keeps the `dbcloud:*` stack config for the calls that follow. */
-export function configure(request: { config: { get(key: string): unknown } }): Promise<void> {
+export async function configure(request: { config: { get(key: string): unknown } }): Promise<void> {
   configureFromStack(request);
-  return Promise.resolve();
 }
 
 // The same functions under their stored names: aliases, so the signatures are the modules' own.

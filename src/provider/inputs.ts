@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isEndpointId, isUuid } from "../api/guards";
+import { truncate } from "../api/redact";
 import { defaultOrganizationId } from "../config";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
@@ -16,6 +17,9 @@ export interface CheckFailure {
   property: string;
   reason: string;
 }
+
+/** Properties as the engine passes them: inputs, outputs or state, of any version. */
+export type Props = Record<string, unknown>;
 
 export type FieldSchemas = Record<string, { schema: z.ZodType; required: boolean }>;
 
@@ -40,11 +44,7 @@ export function timeoutField(name: string) {
 }
 
 /** Validates each field on its own, so every problem names its property. */
-export function checkFields(
-  news: Record<string, unknown>,
-  fields: FieldSchemas,
-  allowUnknown = true,
-): CheckFailure[] {
+export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = true): CheckFailure[] {
   const failures: CheckFailure[] = [];
   for (const [property, { schema, required }] of Object.entries(fields)) {
     const value = news[property];
@@ -65,7 +65,7 @@ export function checkFields(
 /** Re-validation at an entry point other than check: throws, listing every problem. */
 export function requireValid(
   what: string,
-  props: Record<string, unknown>,
+  props: Props,
   fields: FieldSchemas,
   options: { allowUnknown?: boolean } = {},
 ): void {
@@ -83,12 +83,8 @@ export function pickFields(fields: FieldSchemas, names: readonly string[]): Fiel
 }
 
 /** The check of both resources: configured organization and given defaults first, then every field. */
-export function checkInputs(
-  news: Record<string, unknown>,
-  fields: FieldSchemas,
-  defaults: Record<string, unknown>,
-): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-  const inputs: Record<string, unknown> = { ...news };
+export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) {
+  const inputs: Props = { ...news };
   for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults })) {
     if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
   }
@@ -103,35 +99,28 @@ export function checkInputs(
   return { inputs, failures };
 }
 
-/** What an id or the properties name, for messages: the parts in order, each labelled. */
-export type Named = readonly (readonly [label: string, value: unknown])[];
-
 /** Long or hostile values are cut: a message names them, it does not carry them. */
-function shown(value: unknown): string {
-  const text = typeof value === "string" ? value : String(value);
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
-}
+const shown = (value: unknown) => JSON.stringify(truncate(String(value), 120));
 
-const describe = (named: Named) => named.map(([label, value]) => `${label} ${shown(value)}`).join(", ");
-
-/** Refuses `operation`, naming both sides, when `id` is not the id the properties make (`expected`). */
+/**
+ * Refuses `operation` unless `id` is the id the properties make, their `values` joined by "/"; the
+ * message names both sides, each part by its label. ServiceRunState's id is its service id alone.
+ */
 export function requireIdOfProperties(
   operation: string,
   id: unknown,
-  expected: string,
-  fromId: Named,
-  fromProperties: Named,
+  labels: readonly string[],
+  values: readonly unknown[],
 ): void {
-  if (id === expected) return;
+  if (id === values.map(String).join("/")) return;
+  const describe = (parts: readonly unknown[]) =>
+    labels.map((label, i) => `${label} ${shown(parts[i])}`).join(", ");
+  const parts = typeof id === "string" ? id.split("/") : [];
+  const fromId = parts.length === labels.length ? describe(parts) : `id ${shown(id)}`;
   throw new Error(
-    `${operation} refused: the resource id names ${describe(fromId)}, but its properties name ` +
-      `${describe(fromProperties)}. The state was edited, imported or written by another version; ` +
+    `${operation} refused: the resource id names ${fromId}, but its properties name ${describe(values)}. ` +
+      `The state was edited, imported or written by another version; ` +
       `nothing was sent. Make them agree (pulumi state edit), or drop the resource from the state ` +
       `(pulumi state delete <urn>) and import it again.`,
   );
-}
-
-/** ServiceRunState's id is its service id: refuses `operation` unless the properties name that service. */
-export function requireSameService(operation: string, id: unknown, serviceId: unknown): void {
-  requireIdOfProperties(operation, id, String(serviceId), [["service", id]], [["service", serviceId]]);
 }

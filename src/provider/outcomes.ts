@@ -37,10 +37,6 @@ export function isGone(
  * An error that makes the engine record the resource (created, but failed to initialise), so the
  * next `pulumi up` carries on. The provider host only looks for `id`, `properties` and `reasons`.
  */
-export function resourceInitError(
-  message: string,
-  id: string,
-  properties: Record<string, unknown>,
-): Error & { id: string; properties: Record<string, unknown>; reasons: string[] } {
+export function resourceInitError(message: string, id: string, properties: Record<string, unknown>) {
   return Object.assign(new Error(message), { id, properties, reasons: [message] });
 }

@@ -10,24 +10,14 @@ import {
   timeoutField,
   uuidField,
   UNKNOWN_VALUE,
-  type CheckFailure,
   type FieldSchemas,
+  type Props,
   requireIdOfProperties,
-  type Named,
 } from "./inputs";
 import { isGone } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
 
 /* The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
-
-export interface EndpointDeletionInputs {
-  organizationId: string;
-  serviceId: string;
-  reversePrivateEndpointId: string;
-  timeoutSeconds: number;
-}
-
-type Props = Record<string, unknown>;
 
 const ID_FIELDS = ["organizationId", "serviceId", "reversePrivateEndpointId"] as const;
 
@@ -38,7 +28,7 @@ export const fieldSchemas = once(() => ({
   timeoutSeconds: { schema: timeoutField("timeoutSeconds"), required: false },
 }));
 
-export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
+export async function check(_olds: Props, news: Props) {
   return checkInputs(news, fieldSchemas(), { timeoutSeconds: DEFAULT_DELETE_TIMEOUT_SECONDS });
 }
 
@@ -52,7 +42,7 @@ export async function diff(_id: string, olds: Props, news: Props) {
   return { changes: replaces.length > 0 || timeoutChange, replaces, deleteBeforeReplace: false };
 }
 
-function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchemas()): EndpointDeletionInputs {
+function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchemas()) {
   requireValid(`ReversePrivateEndpointDeletion ${what}`, props, fields);
   return {
     organizationId: props.organizationId as string,
@@ -62,22 +52,19 @@ function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchema
   };
 }
 
-function idOf(inputs: Pick<EndpointDeletionInputs, (typeof ID_FIELDS)[number]>): string {
-  return `${inputs.organizationId}/${inputs.serviceId}/${inputs.reversePrivateEndpointId}`;
-}
+/** The inputs, which are also the outputs. */
+type EndpointDeletionInputs = ReturnType<typeof inputsOf>;
 
-const ID_LABELS = ["organization", "service", "endpoint"] as const;
+/** The parts of the resource id, which are joined by "/": organization, service, endpoint. */
+const idParts = (inputs: EndpointDeletionInputs) => ID_FIELDS.map((field) => inputs[field]);
 
 function requireIdMatches(operation: string, id: unknown, inputs: EndpointDeletionInputs): void {
-  const parts = typeof id === "string" ? id.split("/") : [];
-  const fromId: Named = parts.length === 3 ? ID_LABELS.map((label, i) => [label, parts[i]]) : [["id", id]];
-  const fromProperties: Named = ID_LABELS.map((label, i) => [label, inputs[ID_FIELDS[i]]]);
-  const operationName = `ReversePrivateEndpointDeletion ${operation}`;
-  requireIdOfProperties(operationName, id, idOf(inputs), fromId, fromProperties);
+  const labels = ["organization", "service", "endpoint"];
+  requireIdOfProperties(`ReversePrivateEndpointDeletion ${operation}`, id, labels, idParts(inputs));
 }
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
-export async function create(props: Props): Promise<{ id: string; outs: EndpointDeletionInputs }> {
+export async function create(props: Props) {
   const inputs = inputsOf(props, "create");
   const { client } = providerContext();
   try {
@@ -98,14 +85,10 @@ export async function create(props: Props): Promise<{ id: string; outs: Endpoint
     }
     throw error;
   }
-  return { id: idOf(inputs), outs: inputs };
+  return { id: idParts(inputs).join("/"), outs: inputs };
 }
 
-export async function update(
-  id: string,
-  _olds: Props,
-  news: Props,
-): Promise<{ outs: EndpointDeletionInputs }> {
+export async function update(id: string, _olds: Props, news: Props) {
   const inputs = inputsOf(news, "update");
   requireIdMatches("update", id, inputs);
   return { outs: inputs };

@@ -1,9 +1,10 @@
 import { systemClock } from "../api/clock";
+import type { Service } from "../api/schemas";
 import { defaultOrganizationId } from "../config";
 import { converge, ConvergeError, describeService } from "./converge";
 import { providerContext, readDeadline } from "./context";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import { pickFields, requireSameService, requireValid } from "./inputs";
+import { pickFields, requireIdOfProperties, requireValid, type Props } from "./inputs";
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, resourceInitError } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
@@ -11,40 +12,35 @@ import {
   fieldSchemas,
   ID_FIELDS,
   inputsOf,
-  keptOutputs,
   outputsOf,
   withDefaults,
   type ServiceRunStateInputs,
-  type ServiceRunStateOutputs,
 } from "./serviceRunStateInputs";
 import { satisfies, targetOf } from "./stateTable";
 
 /* Create, update, read and delete of ServiceRunState. */
 
-type Props = Record<string, unknown>;
+/** Runs the converger, which carries on from the command `recorded` in the outputs, if any. */
+function convergeTo(
+  target: Omit<ServiceRunStateInputs, "onDestroy" | "deleteTimeoutSeconds">,
+  recorded: unknown,
+) {
+  const { organizationId, serviceId, state: desired, timeoutSeconds, waitForState } = target;
+  const context = providerContext();
+  const lastCommand = lastCommandFromOutputs(recorded, context.clock);
+  return converge(
+    { organizationId, serviceId, desired, timeoutMs: timeoutSeconds * 1000, waitForState, lastCommand },
+    context,
+  );
+}
 
 /**
- * Runs the converger. On a failure after an accepted command, or at the deadline of a wait on a
+ * Converges to the inputs. On a failure after an accepted command, or at the deadline of a wait on a
  * warehouse, records the resource with what it saw, so the next `pulumi up` carries on.
  */
-async function convergeToOutputs(
-  inputs: ServiceRunStateInputs,
-  props: Props,
-  recorded: unknown,
-): Promise<ServiceRunStateOutputs> {
-  const context = providerContext();
+async function convergeToOutputs(inputs: ServiceRunStateInputs, props: Props, recorded: unknown) {
   try {
-    const result = await converge(
-      {
-        organizationId: inputs.organizationId,
-        serviceId: inputs.serviceId,
-        desired: inputs.state,
-        timeoutMs: inputs.timeoutSeconds * 1000,
-        waitForState: inputs.waitForState,
-        lastCommand: lastCommandFromOutputs(recorded, context.clock),
-      },
-      context,
-    );
+    const result = await convergeTo(inputs, recorded);
     return outputsOf(inputs, result.service, result.lastCommand);
   } catch (error) {
     if (!(error instanceof ConvergeError && (error.commandAccepted || error.warehouseId))) throw error;
@@ -59,37 +55,41 @@ async function convergeToOutputs(
   }
 }
 
-export async function create(props: Props): Promise<{ id: string; outs: ServiceRunStateOutputs }> {
+export async function create(props: Props) {
   const inputs = inputsOf(props, "create");
   return { id: inputs.serviceId, outs: await convergeToOutputs(inputs, props, undefined) };
 }
 
-export async function update(
-  id: string,
-  olds: Props,
-  news: Props,
-): Promise<{ outs: ServiceRunStateOutputs }> {
+export async function update(id: string, olds: Props, news: Props) {
   const inputs = inputsOf(news, "update");
-  requireSameService("ServiceRunState update", id, inputs.serviceId);
+  requireIdOfProperties("ServiceRunState update", id, ["service"], [inputs.serviceId]);
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
-    // Only options changed: no API call (nor configuration), so the system clock is its clock.
+    // Only options changed: no API call (nor configuration), so the system clock is its clock; the
+    // outputs show the service as last observed (of hand-edited endpoints, the objects alone).
     const lastCommand = lastCommandFromOutputs(olds.lastCommand, systemClock);
-    return { outs: keptOutputs(inputs, olds, lastCommand) };
+    const { observedState: state, serviceName: name, databaseVersion, endpoints } = olds;
+    const list = Array.isArray(endpoints) ? endpoints.filter((e) => typeof e === "object" && e !== null) : [];
+    const seen = { state, name, databaseVersion, endpoints: list } as Service;
+    return { outs: outputsOf(inputs, seen, lastCommand) };
   }
   return { outs: await convergeToOutputs(inputs, news, olds.lastCommand) };
 }
 
+/**
+ * The ids a refresh or a stop on destroy acts on (options carried over are checked where they are
+ * used), the organization defaulted from config: valid ones, naming the service the resource id names.
+ */
+function requireIds(operation: string, id: string, props: Props, detail = "") {
+  const ids = { organizationId: props.organizationId ?? defaultOrganizationId(), serviceId: props.serviceId };
+  requireValid(`ServiceRunState ${operation}`, ids, pickFields(fieldSchemas(), ID_FIELDS));
+  requireIdOfProperties(`ServiceRunState ${operation}${detail}`, id, ["service"], [ids.serviceId]);
+  return ids as { organizationId: string; serviceId: string };
+}
+
 /** Refresh: one GET; a service that no longer exists drops the resource. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const withIds = {
-    ...props,
-    serviceId: props.serviceId ?? id,
-    organizationId: props.organizationId ?? defaultOrganizationId(),
-  };
-  // Read acts on the ids only; the options it carries over are checked where they are used.
-  requireValid("ServiceRunState read", withIds, pickFields(fieldSchemas(), ID_FIELDS));
-  requireSameService("ServiceRunState read", id, withIds.serviceId);
-  const inputs = withDefaults(withIds);
+  const ids = requireIds("read", id, { ...props, serviceId: props.serviceId ?? id });
+  const inputs = withDefaults({ ...props, ...ids });
   const { client, clock, tuning } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
@@ -144,27 +144,13 @@ export async function remove(id: string, props: Props): Promise<void> {
   }
   const timeoutSeconds =
     validTimeout(props.deleteTimeoutSeconds) ?? validTimeout(props.timeoutSeconds) ?? DEFAULT_TIMEOUT_SECONDS;
-  const organizationId = (props.organizationId as string | undefined) ?? defaultOrganizationId();
-  requireValid(
-    "ServiceRunState delete",
-    { organizationId, serviceId: props.serviceId },
-    pickFields(fieldSchemas(), ID_FIELDS),
-  );
-  requireSameService('ServiceRunState delete (the stop of onDestroy: "stop")', id, serviceId);
-  const context = providerContext();
+  const ids = requireIds("delete", id, props, ' (the stop of onDestroy: "stop")');
+  const stop = { ...ids, state: "stopped" as const, timeoutSeconds };
+  // Right after a start, a GET may still show stopped: that is no reason to call it done. Started
+  // outside the try: a configuration error (thrown at once) is not a failed stop.
+  const stopping = convergeTo({ ...stop, waitForState: true }, props.lastCommand);
   try {
-    const result = await converge(
-      {
-        organizationId: organizationId as string,
-        serviceId,
-        desired: "stopped",
-        timeoutMs: timeoutSeconds * 1000,
-        waitForState: true,
-        // Right after a start, a GET may still show stopped: that is no reason to call it done.
-        lastCommand: lastCommandFromOutputs(props.lastCommand, context.clock),
-      },
-      context,
-    );
+    const result = await stopping;
     consoleLog.info(
       destroying.stopped(describeService(result.service, serviceId), result.commands.length > 0),
     );

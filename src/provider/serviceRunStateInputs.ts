@@ -2,14 +2,7 @@ import { z } from "zod";
 import type { Service } from "../api/schemas";
 import { once } from "../api/once";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import {
-  checkInputs,
-  requireValid,
-  timeoutField,
-  uuidField,
-  UNKNOWN_VALUE,
-  type CheckFailure,
-} from "./inputs";
+import { checkInputs, requireValid, timeoutField, uuidField, UNKNOWN_VALUE, type Props } from "./inputs";
 import { lastCommandToOutputs, type LastCommandOutput, type SentCommand } from "./lastCommand";
 import { satisfies, type DesiredState } from "./stateTable";
 
@@ -30,8 +23,6 @@ export interface ServiceRunStateInputs {
   deleteTimeoutSeconds?: number;
 }
 
-type Props = Record<string, unknown>;
-
 export const fieldSchemas = once(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
   serviceId: { schema: uuidField("serviceId"), required: true },
@@ -50,7 +41,7 @@ export const fieldSchemas = once(() => ({
 
 export const ID_FIELDS = ["organizationId", "serviceId"] as const;
 
-export async function check(_olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }> {
+export async function check(_olds: Props, news: Props) {
   return checkInputs(news, fieldSchemas(), {
     timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
     waitForState: true,
@@ -62,11 +53,10 @@ export async function check(_olds: Props, news: Props): Promise<{ inputs: Props;
 export async function diff(_id: string, olds: Props, news: Props) {
   requireValid("ServiceRunState diff", news, fieldSchemas(), { allowUnknown: true });
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
-  const desired = news.state as DesiredState;
   const stateChange =
     news.state === UNKNOWN_VALUE ||
     olds.state !== news.state ||
-    !satisfies(olds.observedState as string | undefined, desired);
+    !satisfies(olds.observedState as string | undefined, news.state as DesiredState);
   const optionChange =
     olds.timeoutSeconds !== news.timeoutSeconds ||
     olds.waitForState !== news.waitForState ||
@@ -139,20 +129,4 @@ export function outputsOf(
       username: endpoint.username ?? null,
     })),
   });
-}
-
-/** The outputs of an update that made no API call: the observed details stay as they were. */
-export function keptOutputs(
-  inputs: ServiceRunStateInputs,
-  olds: Record<string, unknown>,
-  lastCommand: SentCommand | undefined,
-): ServiceRunStateOutputs {
-  return {
-    ...inputs,
-    observedState: olds.observedState as string,
-    serviceName: (olds.serviceName as string | undefined) ?? "",
-    databaseVersion: (olds.databaseVersion as string | undefined) ?? "",
-    endpoints: (olds.endpoints as EndpointOutput[] | undefined) ?? [],
-    lastCommand: lastCommandToOutputs(lastCommand),
-  };
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Service } from "../api/schemas";
-import { apiClientFor, resolveConfig } from "../config";
+import { apiClientFor } from "../config";
 import { programOrganizationId, programStackConfig } from "./programDefaults";
 
 /*
@@ -25,13 +25,10 @@ export interface GetServiceOutputArgs {
   serviceId: pulumi.Input<string>;
 }
 
-/** Fields of the spec that hold a secret. */
-export const SECRET_SERVICE_FIELDS: readonly string[] = ["encryptionKey"];
-
-/** Names that look like a credential, for fields the API adds later (at any depth). */
+/** Names that look like a credential: the spec's `encryptionKey`, and fields the API adds later (at any depth). */
 const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
 
-/** Whether a known secret field or a credential-like name is set, at any depth (iterative: network data). */
+/** Whether a credential-like name is set, at any depth (iterative: network data). */
 export function holdsSecret(service: unknown): boolean {
   const pending: { value: unknown; name: string }[] = [{ value: service, name: "" }];
   for (let next = pending.pop(); next; next = pending.pop()) {
@@ -42,7 +39,7 @@ export function holdsSecret(service: unknown): boolean {
         ? value.map((item) => [name, item] as const)
         : Object.entries(value);
       for (const [key, item] of entries) pending.push({ value: item, name: key });
-    } else if (SECRET_SERVICE_FIELDS.includes(name) || CREDENTIAL_NAME.test(name)) return true;
+    } else if (CREDENTIAL_NAME.test(name)) return true;
   }
   return false;
 }
@@ -52,9 +49,8 @@ export function holdsSecret(service: unknown): boolean {
  * to the service as the API returned it, every value in clear, `encryptionKey` included.
  */
 export async function getService(args: GetServiceArgs): Promise<Service> {
-  const config = resolveConfig(programStackConfig, process.env);
+  const client = apiClientFor(programStackConfig, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
   const organizationId = args.organizationId || programOrganizationId("getService");
-  const client = apiClientFor(config, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
   // The transport refuses bodies deeper than MAX_JSON_DEPTH, so Pulumi's recursive walk of the Output is safe.
   const { service } = await client.getService(organizationId, args.serviceId);
   return service;

@@ -65,6 +65,24 @@ describe("ServiceRunState create and update, answer by answer", function () {
     assert.equal(server!.requests.length, 0);
   });
 
+  it("ServiceRunState update with nothing to converge keeps endpoints, and drops what a hand-edit made no endpoint", async () => {
+    await serve(500, error(500, "must not be called"));
+    const olds = { organizationId: ORG, serviceId: SVC, state: "running", observedState: "running" };
+    const news = { organizationId: ORG, serviceId: SVC, state: "running", timeoutSeconds: 30 };
+    const endpoint = { protocol: "https", host: "h", port: 8443, username: null };
+    const kept = await provider.serviceRunStateUpdate(SVC, { ...olds, endpoints: [endpoint] }, news);
+    assert.deepEqual(kept.outs.endpoints, [endpoint]);
+    const edited = await provider.serviceRunStateUpdate(SVC, { ...olds, endpoints: "edited" }, news);
+    assert.deepEqual(edited.outs.endpoints, []);
+    const mixed = await provider.serviceRunStateUpdate(
+      SVC,
+      { ...olds, endpoints: [null, 3, { port: 1 }] },
+      news,
+    );
+    assert.deepEqual(mixed.outs.endpoints, [{ protocol: "", host: "", port: 1, username: null }]);
+    assert.equal(server!.requests.length, 0);
+  });
+
   it("ServiceRunState update with a new desired state converges (it calls the API)", async () => {
     await serve(200, service({ state: "running" }));
     const olds = { organizationId: ORG, serviceId: SVC, state: "stopped", observedState: "stopped" };

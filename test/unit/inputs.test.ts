@@ -4,6 +4,7 @@ import {
   checkFields,
   checkInputs,
   pickFields,
+  requireIdOfProperties,
   requireValid,
   timeoutField,
   uuidField,
@@ -252,5 +253,24 @@ describe("input checks", () => {
     );
     const invalid = checkInputs({ organizationId: "x" }, orgFields, { organizationId: undefined });
     assert.match(invalid.failures[0].reason, /must be a uuid/, "an invalid one keeps its own reason");
+  });
+
+  it("requireIdOfProperties names both sides by label, and cuts a long or hostile id: it names it, not carries it", () => {
+    const labels = ["organization", "service"];
+    assert.doesNotThrow(() => requireIdOfProperties("X read", `${ORG}/${SVC}`, labels, [ORG, SVC]));
+    assert.throws(
+      () => requireIdOfProperties("X read", `${SVC}/${ORG}`, labels, [ORG, SVC]),
+      (e: Error) =>
+        e.message.startsWith(
+          `X read refused: the resource id names organization "${SVC}", service "${ORG}", ` +
+            `but its properties name organization "${ORG}", service "${SVC}".`,
+        ),
+    );
+    const long = "x".repeat(10_000);
+    assert.throws(
+      () => requireIdOfProperties("X read", long, labels, [ORG, SVC]),
+      (e: Error) =>
+        e.message.includes(`id "${"x".repeat(120)}… (9880 more characters)"`) && e.message.length < 1_000,
+    );
   });
 });
