@@ -190,14 +190,12 @@ export class ApiClient {
   /** A slot of the rate budget (none without one); a slot past the deadline fails the call. */
   private async takeSlot(call: Call<unknown>): Promise<{ answered(): void } | undefined> {
     if (!this.budget) return undefined;
-    try {
-      const slot = await this.budget.take(call.options.deadline, call.options.poll);
-      this.stats.budgetWaitMs += slot.waitedMs;
-      return slot;
-    } catch (error) {
+    const slot = await this.budget.take(call.options.deadline, call.options.poll).catch((error: unknown) => {
       if (error instanceof BudgetDeadlineError) this.outOfTime(call, error.message);
       throw error;
-    }
+    });
+    this.stats.budgetWaitMs += slot.waitedMs;
+    return slot;
   }
 
   /** The wait before the next attempt after `result`; throws its error when it is not retried. */

@@ -107,9 +107,7 @@ export class ConfigurationError extends DbcloudError {
   /** Every problem found, one line each, naming the setting (never its secret value). */
   readonly problems: string[];
   constructor(problems: string[]) {
-    const message =
-      problems.length === 1 ? problems[0] : `Invalid configuration:\n- ${problems.join("\n- ")}`;
-    super(message);
+    super(problems.length === 1 ? problems[0] : `Invalid configuration:\n- ${problems.join("\n- ")}`);
     this.problems = problems;
   }
 }

@@ -139,11 +139,6 @@ export class FileLedger implements BudgetLedger {
     this.warn = options.warn ?? ((message) => process.emitWarning(message, { code: "DBCLOUD_BUDGET_LOCAL" }));
   }
 
-  /** True once this ledger gave up the file for memory. */
-  get local(): boolean {
-    return this.fallback !== undefined;
-  }
-
   /** Runs `change` under the file's lock; `LEDGER_BUSY` while another process holds it. */
   update<T>(change: (state: LedgerState) => T): T | typeof LEDGER_BUSY {
     if (this.fallback) return this.fallback.update(change);
@@ -208,7 +203,9 @@ export class FileLedger implements BudgetLedger {
       this.busySince ??= now;
       const stuck = now - this.busySince > LOCK_GIVE_UP_MS;
       if (attempt > 0 && stuck) throw new Error(`its lock ${lockPath} stays held`);
-      if (!stuck && this.lockAgeMs(lockPath) <= STALE_LOCK_MS) return undefined;
+      // No lock found: released just now.
+      const lockedAt = fs.lstatSync(lockPath, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+      if (!stuck && Date.now() - lockedAt <= STALE_LOCK_MS) return undefined;
       try {
         fs.unlinkSync(lockPath); // left by a process that died holding it
       } catch (error) {
@@ -217,14 +214,6 @@ export class FileLedger implements BudgetLedger {
       }
     }
     return undefined; // others keep taking it as soon as it is broken
-  }
-
-  private lockAgeMs(lockPath: string): number {
-    try {
-      return Date.now() - fs.lstatSync(lockPath).mtimeMs;
-    } catch {
-      return 0; // released just now
-    }
   }
 
   private read(): LedgerState {

@@ -12,7 +12,7 @@ const ENDPOINT_ID_RULE = "1 to 128 characters of letters, digits and . _ : ~ -, 
  * and `../` would aim a DELETE at the service itself. No `%`, `/` or `\\`: nothing decodes into a path.
  */
 export function isEndpointId(value: unknown): value is string {
-  return typeof value === "string" && /^[A-Za-z0-9._:~-]{1,128}$/.test(value) && !/^\.+$/.test(value);
+  return typeof value === "string" && /^(?!\.+$)[A-Za-z0-9._:~-]{1,128}$/.test(value);
 }
 
 /** Throws a clear error unless `value` is a uuid; returns it for a path. */
@@ -33,16 +33,14 @@ function segment(name: string, value: unknown, valid: (value: unknown) => value 
 
 /** A `{name}` segment of an operation's template. */
 const PLACEHOLDER = /^\{[A-Za-z]+\}$/;
-/** What fills a placeholder: what a guarded id encodes to, never a dot segment. */
-const ID_SEGMENT = /^(?!\.+$)[A-Za-z0-9._:~-]{1,128}$/;
 
-/** Whether `path` is `template`, segment for segment, with an id segment for each placeholder. */
+/** Whether `path` is `template` segment for segment, with an id (uuids fit too) for each placeholder. */
 function fitsTemplate(path: string, template: string): boolean {
   const segments = path.split("/");
   const slots = template.split("/");
   return (
     segments.length === slots.length &&
-    slots.every((slot, i) => (PLACEHOLDER.test(slot) ? ID_SEGMENT.test(segments[i]) : slot === segments[i]))
+    slots.every((slot, i) => (PLACEHOLDER.test(slot) ? isEndpointId(segments[i]) : slot === segments[i]))
   );
 }
 
@@ -80,10 +78,8 @@ export function isLoopbackHost(hostname: string): boolean {
  * `http://` is refused unless the host is loopback: credentials never cross a network in clear.
  */
 export function checkApiUrl(text: string): { url: string } | { problems: string[] } {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
+  const url = URL.parse(text);
+  if (!url) {
     const shown = JSON.stringify(withoutUserinfo(text));
     return { problems: [`${shown} is not an absolute URL (expected e.g. https://api.example.com)`] };
   }

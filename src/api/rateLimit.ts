@@ -26,9 +26,3 @@ export function parseRateLimit(text: string): RateLimit | false {
   }
   return { requests, windowMs };
 }
-
-/** The text `parseRateLimit` reads back as `limit`. */
-export function formatRateLimit(limit: RateLimit | false): string {
-  if (limit === false) return "off";
-  return `${limit.requests}/${limit.windowMs % 1000 === 0 ? `${limit.windowMs / 1000}s` : `${limit.windowMs}ms`}`;
-}

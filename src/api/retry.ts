@@ -62,15 +62,10 @@ export function isRateLimited(outcome: AttemptOutcome): boolean {
   return outcome.kind === "status" && outcome.status === 429;
 }
 
-export function isRetryableOutcome(outcome: AttemptOutcome): boolean {
-  return outcome.kind !== "status" || RETRYABLE_STATUSES.includes(outcome.status);
-}
-
 /**
- * Whether to try again after an attempt that ended with `outcome`, `attempt` being its number in
- * its own count (`countAttempt`). A 429 is retried for as long as the caller's deadline leaves
- * room, or without one within `maxElapsedMs`; everything else stops at `maxAttempts` or
- * `maxElapsedMs`; nothing is retried past the deadline.
+ * Whether to try again after `outcome` (`attempt`: its number in its own count), never past the deadline.
+ * A 429 is retried while the deadline leaves room (without one, within `maxElapsedMs`); anything else
+ * stops at `maxAttempts` or `maxElapsedMs`.
  */
 export function shouldRetry(args: {
   method: string;
@@ -84,7 +79,8 @@ export function shouldRetry(args: {
   remainingMs?: number;
 }): boolean {
   const { policy, outcome } = args;
-  if (!isRetryableRequest(args.method, args.path) || !isRetryableOutcome(outcome)) return false;
+  const retryableOutcome = outcome.kind !== "status" || RETRYABLE_STATUSES.includes(outcome.status);
+  if (!isRetryableRequest(args.method, args.path) || !retryableOutcome) return false;
   if (args.nextDelayMs >= (args.remainingMs ?? Infinity)) return false;
   const rateLimited = isRateLimited(outcome);
   if (rateLimited && args.remainingMs !== undefined) return true;
@@ -108,21 +104,18 @@ export function serverRequestedDelayMs(
 ): number | undefined {
   const candidates: number[] = [];
   const retryAfter = headers["retry-after"]?.trim();
-  if (retryAfter) {
-    if (NUMBER.test(retryAfter)) candidates.push(Number(retryAfter) * 1000);
-    else {
-      const at = Date.parse(retryAfter);
-      if (!Number.isNaN(at)) candidates.push(at - nowMs);
-    }
-  }
+  // Seconds, else an HTTP date: NaN when it is neither, dropped below.
+  if (retryAfter)
+    candidates.push(NUMBER.test(retryAfter) ? Number(retryAfter) * 1000 : Date.parse(retryAfter) - nowMs);
   const reset = headers["x-ratelimit-reset"]?.trim();
   if (reset && NUMBER.test(reset)) {
     const value = Number(reset);
     candidates.push(value >= 1e12 ? value - nowMs : value >= 1e9 ? value * 1000 - nowMs : value * 1000);
   }
-  // Every candidate is finite: at most 16 digits of seconds, or a parsed date.
-  if (!candidates.length) return undefined;
-  return Math.min(maxDelayMs, Math.max(0, ...candidates));
+  // Every other candidate is finite: at most 16 digits of seconds.
+  const usable = candidates.filter((ms) => !Number.isNaN(ms));
+  if (!usable.length) return undefined;
+  return Math.min(maxDelayMs, Math.max(0, ...usable));
 }
 
 /**

@@ -32,11 +32,9 @@ export interface DispatcherTimeouts {
 }
 
 function getOrMake<T>(map: Map<string, T>, key: string, make: () => T): T {
-  const found = map.get(key);
-  if (found) return found;
-  const made = make();
-  map.set(key, made);
-  return made;
+  const found = map.get(key) ?? make();
+  map.set(key, found);
+  return found;
 }
 
 /** The shared keep-alive dispatcher for a set of timeouts. */

@@ -74,14 +74,11 @@ export type Attempt<T> =
 /** Sends one request and reads, validates and classifies its answer. Never throws. */
 export async function sendAttempt<T>(req: AttemptRequest<T>): Promise<Attempt<T>> {
   const progress = { sent: false };
-  let answer: Answer;
-  try {
-    answer = await exchange(req, progress);
-  } catch (cause) {
-    return transportFailure(req, cause, progress.sent);
-  }
-  // Never below 200: request() hands an informational answer to onInfo and waits for the final one.
-  return answer.status < 300 ? readSuccess(req, answer) : readFailure(req, answer);
+  return exchange(req, progress).then(
+    // Never below 200: request() hands an informational answer to onInfo and waits for the final one.
+    (answer) => (answer.status < 300 ? readSuccess(req, answer) : readFailure(req, answer)),
+    (cause: unknown) => transportFailure(req, cause, progress.sent),
+  );
 }
 
 type Answer = Awaited<ReturnType<typeof receive>>;
@@ -179,14 +176,11 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; 
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of body) {
-    bytes += chunk.length;
-    if (bytes > MAX_BODY_BYTES) {
-      chunks.push(chunk.subarray(0, chunk.length - (bytes - MAX_BODY_BYTES)));
-      break;
-    }
     chunks.push(chunk);
+    bytes += chunk.length;
+    if (bytes > MAX_BODY_BYTES) break;
   }
-  return { text: Buffer.concat(chunks).toString("utf8"), bytes };
+  return { text: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString("utf8"), bytes };
 }
 
 type Abort = (reason: Error) => void;
@@ -240,14 +234,9 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
 
 /** What an error names and keeps: the request, and the kept headers, redacted and truncated. */
 function where(req: AttemptRequest<unknown>, headers: Record<string, string>) {
-  return { method: req.method, path: req.path, headers: kept(headers, req.secrets) };
-}
-
-function kept(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
   const names = KEPT_HEADERS.filter((name) => headers[name] !== undefined);
-  return Object.fromEntries(
-    names.map((name) => [name, truncate(redactSecrets(headers[name], secrets), 200)]),
-  );
+  const kept = names.map((name) => [name, truncate(redactSecrets(headers[name], req.secrets), 200)]);
+  return { method: req.method, path: req.path, headers: Object.fromEntries(kept) as Record<string, string> };
 }
 
 /** Undefined when the text is not JSON, an empty body included. */

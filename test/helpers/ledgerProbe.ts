@@ -51,7 +51,8 @@ async function probe(one: ProbeCase): Promise<ProbeResult> {
     }
     worstOverrunMs = Math.max(worstOverrunMs, systemClock.now() - deadline);
   }
-  return { name: one.name, path, outcomes, worstOverrunMs, local: ledger.local, warnings };
+  // The ledger warns exactly when it gives the file up for memory.
+  return { name: one.name, path, outcomes, worstOverrunMs, local: warnings.length > 0, warnings };
 }
 
 async function main(): Promise<void> {
