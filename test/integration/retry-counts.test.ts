@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ServerError } from "../../src/api/errors";
-import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
+import { apiClientFor } from "../../src/config";
+import { failureOf, serviceBody, TEST_KEY, testClient } from "../helpers/apiClient";
 import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
 
 /*
@@ -60,5 +61,41 @@ describe("429s and other retryable failures on separate counts", function () {
       lines.every((line) => !/attempt (9|1\d) of 8/.test(line)),
       lines.join("\n"),
     );
+  });
+});
+
+describe("retry waits under DBCLOUD_TIME_SCALE", function () {
+  this.timeout(20_000);
+  const previous = { scale: process.env.DBCLOUD_TIME_SCALE, random: Math.random };
+  let server: HostileServer | undefined;
+  afterEach(async () => {
+    if (previous.scale === undefined) delete process.env.DBCLOUD_TIME_SCALE;
+    else process.env.DBCLOUD_TIME_SCALE = previous.scale;
+    Math.random = previous.random;
+    await server?.close();
+  });
+
+  it("the provider's client scales its backoff and its ceiling: 0.01 makes 1 s to 30 s into 10 ms to 300 ms", async () => {
+    server = await startHostileServer((_req, res) => {
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end(JSON.stringify({ status: 503, error: "not now" }));
+    });
+    process.env.DBCLOUD_TIME_SCALE = "0.01";
+    Math.random = () => 0.999; // each backoff at its ceiling
+    const settings: Record<string, string> = {
+      "dbcloud:apiUrl": server.url,
+      "dbcloud:apiKeyId": TEST_KEY.keyId,
+      "dbcloud:apiKeySecret": TEST_KEY.keySecret,
+      "dbcloud:rateLimit": "off",
+    };
+    const lines: string[] = [];
+    const client = apiClientFor(
+      (key) => settings[key],
+      (line) => lines.push(line),
+    );
+    assert.ok((await failureOf(client.getService(ORG, SVC))) instanceof ServerError);
+    const waits = lines.map((line) => Number(/retrying in ([\d.]+)s/.exec(line)?.[1]));
+    // 10, 20, 40, 80, 160 ms, then the 300 ms ceiling (the log shows tenths of a second).
+    assert.deepEqual(waits, [0, 0, 0, 0.1, 0.2, 0.3, 0.3]);
   });
 });
