@@ -79,6 +79,21 @@ describe("the resource id and its properties name the same things", function () 
           /update refused/,
         );
       }
+      const other = randomUUID();
+      const org = fixture.organizationId;
+      await assert.rejects(provider.reversePrivateEndpointDeletionDelete(`${other}/${a}/rpe-1`, props), {
+        message:
+          `ReversePrivateEndpointDeletion delete refused: the resource id names organization "${other}", ` +
+          `service "${a}", endpoint "rpe-1", but its properties name organization "${org}", service "${a}", ` +
+          `endpoint "rpe-1". The state was edited, imported or written by another version; nothing was sent. ` +
+          `Make them agree (pulumi state edit), or drop the resource from the state ` +
+          `(pulumi state delete <urn>) and import it again.`,
+      });
+      await assert.rejects(provider.reversePrivateEndpointDeletionRead("rpe-1", props), {
+        message: new RegExp(
+          `^ReversePrivateEndpointDeletion read refused: the resource id names id "rpe-1", but`,
+        ),
+      });
       bothUntouched();
     });
 
@@ -115,8 +130,17 @@ describe("the resource id and its properties name the same things", function () 
 
     it("update and read with such an id refuse too, before any request: nothing started or stopped", async () => {
       const stopB = runState(b, { state: "stopped" });
-      await assert.rejects(provider.serviceRunStateUpdate(a, runState(b), stopB), /update refused/);
+      await assert.rejects(provider.serviceRunStateUpdate(a, runState(b), stopB), {
+        message: new RegExp(
+          `^ServiceRunState update refused: the resource id names service "${a}", but its properties name service "${b}"\\. `,
+        ),
+      });
       await assert.rejects(provider.serviceRunStateRead(a, runState(b)), /read refused/);
+      // An id that is not text (hand-edited state) is named as it is, not taken apart.
+      await assert.rejects(provider.serviceRunStateRead(42 as unknown as string, runState(b)), {
+        message:
+          /^ServiceRunState read refused: the resource id names id "42", but its properties name service "/,
+      });
       bothUntouched();
     });
 
