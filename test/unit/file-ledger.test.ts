@@ -32,6 +32,16 @@ describe("rate budget file ledger", () => {
 
   const budgetOn = (path: string, clock = realClock, on = limit) =>
     new RateBudget(on, clock, 0, new FileLedger(path, { now: clock.now }));
+  /**
+   * A file for processes to share, and a stepped clock near the real time (so the file keeps a
+   * pause: an expired one is dropped with it); `base` is the real time at the clock's zero.
+   */
+  const sharedFileOnSteppedClock = () => {
+    const stepped = steppedClock();
+    const base = Date.now();
+    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    return { path: ledgerPath("http://127.0.0.1:1", "key", limit, dir), stepped, base, clock };
+  };
   /** A ledger and what it says: it warns once, when it gives the file up for memory. */
   const watched = (path: string) => {
     const warnings: string[] = [];
@@ -149,14 +159,10 @@ describe("rate budget file ledger", () => {
   });
 
   it("a waiter whose reservation vanished with the file does not give back another process's grant", async () => {
-    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    // Clock time near the real time, so the file keeps a pause (an expired one is dropped with it).
-    const stepped = steppedClock();
-    const base = Date.now();
-    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    const { path, stepped, base, clock } = sharedFileOnSteppedClock();
     const oneAtATime = { requests: 1, windowMs: 1_000 };
-    const a = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
-    const b = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
+    const a = budgetOn(path, clock, oneAtATime);
+    const b = budgetOn(path, clock, oneAtATime);
     a.blockUntil(base + 500);
     let grantedAt: number | undefined;
     void a.acquire().then(() => (grantedAt = stepped.now())); // reserved for 500
@@ -244,12 +250,9 @@ describe("rate budget file ledger", () => {
   });
 
   it("a waiter whose reservation vanished with the file counts its grant again when it goes", async () => {
-    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    const stepped = steppedClock();
-    const base = Date.now();
-    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    const { path, stepped, base, clock } = sharedFileOnSteppedClock();
     const oneAtATime = { requests: 1, windowMs: 1_000 };
-    const a = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
+    const a = budgetOn(path, clock, oneAtATime);
     await a.acquire(); // at 0
     let grantedAt: number | undefined;
     void a.acquire().then(() => (grantedAt = stepped.now())); // reserved for 1000
@@ -261,13 +264,10 @@ describe("rate budget file ledger", () => {
   });
 
   it("a waiter whose reservation vanished with the file waits for a grant another process made meanwhile", async () => {
-    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    const stepped = steppedClock();
-    const base = Date.now();
-    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    const { path, stepped, clock } = sharedFileOnSteppedClock();
     const oneAtATime = { requests: 1, windowMs: 1_000 };
-    const a = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
-    const b = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
+    const a = budgetOn(path, clock, oneAtATime);
+    const b = budgetOn(path, clock, oneAtATime);
     await a.acquire(); // at 0
     let grantedAt: number | undefined;
     void a.acquire().then(() => (grantedAt = stepped.now())); // reserved for 1000
@@ -280,13 +280,10 @@ describe("rate budget file ledger", () => {
   });
 
   it("a waiter whose reservation vanished with the file counts it again, dropping no other grant", async () => {
-    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    const stepped = steppedClock();
-    const base = Date.now();
-    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    const { path, stepped, base, clock } = sharedFileOnSteppedClock();
     const twoAWindow = { requests: 2, windowMs: 1_000 };
-    const a = new RateBudget(twoAWindow, clock, 0, new FileLedger(path, { now: clock.now }));
-    const b = new RateBudget(twoAWindow, clock, 0, new FileLedger(path, { now: clock.now }));
+    const a = budgetOn(path, clock, twoAWindow);
+    const b = budgetOn(path, clock, twoAWindow);
     await a.acquire(); // at 0
     let grantedAt: number | undefined;
     void a.acquire().then(() => (grantedAt = stepped.now())); // paced: reserved for 500
@@ -305,13 +302,10 @@ describe("rate budget file ledger", () => {
   });
 
   it("a 429 another process meets re-paces this one's waiters, those reserved past its pause too", async () => {
-    const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    const stepped = steppedClock();
-    const base = Date.now();
-    const clock: Clock = { now: () => base + stepped.now(), sleep: stepped.clock.sleep };
+    const { path, stepped, base, clock } = sharedFileOnSteppedClock();
     const tenAWindow = { requests: 10, windowMs: 1_000 };
-    const a = new RateBudget(tenAWindow, clock, 0, new FileLedger(path, { now: clock.now }));
-    const b = new RateBudget(tenAWindow, clock, 0, new FileLedger(path, { now: clock.now }));
+    const a = budgetOn(path, clock, tenAWindow);
+    const b = budgetOn(path, clock, tenAWindow);
     await a.acquire(); // at 0
     const times: number[] = [];
     for (let i = 0; i < 2; i++) void a.acquire().then(() => times.push(stepped.now())); // for 100 and 200
