@@ -114,6 +114,9 @@ class Convergence {
   /** The first command, one after a lost answer or a flip back, or the one re-send; else none. */
   private commandToSend(step: Step, state: string): ServiceCommand | undefined {
     if (step.action !== "start" && step.action !== "stop") return undefined;
+    // A re-send after a warehouse's refusal this late could not answer before the deadline, leaving
+    // unknown whether it applied: the last look ends the wait instead.
+    if (this.warehouse && this.deps.clock.now() >= this.lastPollAt) return undefined;
     const canSend = this.applyBudget.used < this.applyBudget.max;
     const sentNone = this.commands.length === 0;
     if (sentNone && !this.commandMaybeApplied) return step.action;

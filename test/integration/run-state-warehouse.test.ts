@@ -100,6 +100,8 @@ describe("ServiceRunState on a warehouse's services", function () {
     assert.equal(error.properties?.observedState, "running");
     assert.equal(error.properties?.state, "stopped");
     assert.equal(fixture.emulator.service(warehouse.primary.id)?.state, "running");
+    const last = fixture.emulator.requests.filter((r) => r.serviceId === warehouse.primary.id).pop();
+    assert.equal(last?.method, "GET", "no re-send so late that its answer could miss the deadline");
   });
 
   it("a secondary's start refused while its primary is stopped waits for the primary, then succeeds", async () => {
