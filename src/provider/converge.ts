@@ -245,11 +245,7 @@ class Convergence {
   }
 
   private result(shown: Service): ConvergeResult {
-    return {
-      service: shown,
-      commands: this.commands,
-      ...(this.recorded && { lastCommand: this.recorded }),
-    };
+    return { service: shown, commands: this.commands, ...(this.recorded && { lastCommand: this.recorded }) };
   }
 
   private label(): string {

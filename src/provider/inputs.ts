@@ -119,8 +119,7 @@ export function requireIdOfProperties(
   const fromId = parts.length === labels.length ? describe(parts) : `id ${shown(id)}`;
   throw new Error(
     `${operation} refused: the resource id names ${fromId}, but its properties name ${describe(values)}. ` +
-      `The state was edited, imported or written by another version; ` +
-      `nothing was sent. Make them agree (pulumi state edit), or drop the resource from the state ` +
-      `(pulumi state delete <urn>) and import it again.`,
+      `The state was edited, imported or written by another version; nothing was sent. Make them agree ` +
+      `(pulumi state edit), or drop the resource from the state (pulumi state delete <urn>) and import it again.`,
   );
 }

@@ -58,12 +58,6 @@ export function afterRead(sent: SentCommand, state: string): SentCommand {
 }
 
 /** Whether a GET that showed `state` at `now` may predate `sent`: unseen, within its grace, a state it is sent from. */
-export function mayPredate(
-  state: string,
-  sent: SentCommand | undefined,
-  now: number,
-  graceMs: number,
-): boolean {
-  if (!sent || sent.seen) return false;
-  return now - sent.atMs < graceMs && sentFrom(state, sent.command);
+export function mayPredate(state: string, sent: SentCommand | undefined, now: number, graceMs: number) {
+  return !!sent && !sent.seen && now - sent.atMs < graceMs && sentFrom(state, sent.command);
 }

@@ -34,10 +34,7 @@ function convergeTo(
   );
 }
 
-/**
- * Converges to the inputs. On a failure after an accepted command, or at the deadline of a wait on a
- * warehouse, records the resource with what it saw, so the next `pulumi up` carries on.
- */
+/** Converges; a failure after an accepted command, or a warehouse wait's timeout, records the resource. */
 async function convergeToOutputs(inputs: ServiceRunStateInputs, props: Props, recorded: unknown) {
   try {
     const result = await convergeTo(inputs, recorded);
@@ -75,10 +72,7 @@ export async function update(id: string, olds: Props, news: Props) {
   return { outs: await convergeToOutputs(inputs, news, olds.lastCommand) };
 }
 
-/**
- * The ids a refresh or a stop on destroy acts on (options carried over are checked where they are
- * used), the organization defaulted from config: valid ones, naming the service the resource id names.
- */
+/** The valid ids a refresh or a stop on destroy acts on (organization defaulted from config), matching `id`. */
 function requireIds(operation: string, id: string, props: Props, detail = "") {
   const ids = { organizationId: props.organizationId ?? defaultOrganizationId(), serviceId: props.serviceId };
   requireValid(`ServiceRunState ${operation}`, ids, pickFields(fieldSchemas(), ID_FIELDS));
@@ -145,10 +139,12 @@ export async function remove(id: string, props: Props): Promise<void> {
   const timeoutSeconds =
     validTimeout(props.deleteTimeoutSeconds) ?? validTimeout(props.timeoutSeconds) ?? DEFAULT_TIMEOUT_SECONDS;
   const ids = requireIds("delete", id, props, ' (the stop of onDestroy: "stop")');
-  const stop = { ...ids, state: "stopped" as const, timeoutSeconds };
-  // Right after a start, a GET may still show stopped: that is no reason to call it done. Started
-  // outside the try: a configuration error (thrown at once) is not a failed stop.
-  const stopping = convergeTo({ ...stop, waitForState: true }, props.lastCommand);
+  // The last command goes along: right after a start, a stale `stopped` is no reason to call it done.
+  // Started outside the try: a configuration error (thrown at once) is not a failed stop.
+  const stopping = convergeTo(
+    { ...ids, state: "stopped", timeoutSeconds, waitForState: true },
+    props.lastCommand,
+  );
   try {
     const result = await stopping;
     consoleLog.info(

@@ -3,14 +3,10 @@ import type { Service } from "../api/schemas";
 import { once } from "../api/once";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import { checkInputs, requireValid, timeoutField, uuidField, UNKNOWN_VALUE, type Props } from "./inputs";
-import { lastCommandToOutputs, type LastCommandOutput, type SentCommand } from "./lastCommand";
+import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
 import { satisfies, type DesiredState } from "./stateTable";
 
-/*
- * The inputs of ServiceRunState (their rules, their defaults, and check and diff, which act on them
- * alone) and its outputs: the inputs plus what the API showed last, never undefined (the engine
- * rejects it). Outputs no longer written (`transitionSeconds`) are dropped on each write.
- */
+/* ServiceRunState's inputs (rules, defaults, check and diff) and its outputs; no output is ever undefined. */
 
 export interface ServiceRunStateInputs {
   organizationId: string;
@@ -49,7 +45,7 @@ export async function check(_olds: Props, news: Props) {
   });
 }
 
-/** Outputs no longer written (`transitionSeconds`) are not compared: state holding them shows no change. */
+/** Outputs no longer written (`transitionSeconds`) are neither compared nor kept: old state shows no change. */
 export async function diff(_id: string, olds: Props, news: Props) {
   requireValid("ServiceRunState diff", news, fieldSchemas(), { allowUnknown: true });
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
@@ -102,27 +98,15 @@ export interface EndpointOutput {
   username: string | null;
 }
 
-export interface ServiceRunStateOutputs extends ServiceRunStateInputs {
-  observedState: string;
-  serviceName: string;
-  databaseVersion: string;
-  endpoints: EndpointOutput[];
-  lastCommand: LastCommandOutput;
-}
-
-/** The outputs after the API showed `service`. */
-export function outputsOf(
-  inputs: ServiceRunStateInputs,
-  service: Service,
-  lastCommand?: SentCommand,
-): ServiceRunStateOutputs {
+/** The outputs after the API showed `service`: the inputs plus what it showed (the engine rejects undefined). */
+export function outputsOf(inputs: ServiceRunStateInputs, service: Service, lastCommand?: SentCommand) {
   // Not a spread followed by new keys, which V8 adds one by one on its slow path (every read).
   return Object.assign({}, inputs, {
     lastCommand: lastCommandToOutputs(lastCommand),
     observedState: service.state ?? "",
     serviceName: service.name ?? "",
     databaseVersion: service.databaseVersion ?? "",
-    endpoints: (service.endpoints ?? []).map((endpoint) => ({
+    endpoints: (service.endpoints ?? []).map((endpoint): EndpointOutput => ({
       protocol: endpoint.protocol ?? "",
       host: endpoint.host ?? "",
       port: endpoint.port ?? 0,
