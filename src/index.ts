@@ -52,20 +52,7 @@ export {
 export type { RateBudget } from "./api/rateBudget";
 export { DEFAULT_RATE_LIMIT, type RateLimit } from "./api/rateLimit";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./api/retry";
-export type {
-  CloudProvider,
-  ComplianceType,
-  EndpointProtocol,
-  IpAccessListEntry,
-  OpenString,
-  ReleaseChannel,
-  Service,
-  ServiceEndpoint,
-  ServiceProfile,
-  ServiceRegion,
-  ServiceState,
-  ServiceTier,
-} from "./api/schemas";
+export type * from "./api/serviceTypes";
 export type { Clock } from "./api/clock";
 export type { DispatcherTimeouts } from "./api/shared";
 export { PACKAGE_VERSION } from "./api/version";

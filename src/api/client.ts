@@ -37,9 +37,8 @@ const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePriv
 const REFUSAL = /^4\d\d$/;
 
 /**
- * The one authenticated HTTP client of the management API: three operations, typed results,
- * a shared rate budget, retries with backoff, bounded attempts and calls, and errors that never
- * carry the credentials.
+ * The one authenticated client of the management API: three typed operations, a shared rate budget,
+ * retries with backoff, bounded attempts and calls, and errors that never carry the credentials.
  */
 export class ApiClient {
   /** The base URL, checked and without a trailing slash. */
@@ -135,8 +134,7 @@ export class ApiClient {
 
   /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
   private async send<T>(operation: Operation<T>, options: CallOptions) {
-    // Each spread comes last, after keys it does not hold: V8 adds keys written after a spread
-    // one by one on its slow path.
+    // The spread comes last: V8 adds keys written after a spread one by one, on its slow path.
     const call: Call<T> = {
       options,
       url: checkedRequestUrl(this.apiUrl, operation.template, operation.path),
@@ -158,12 +156,12 @@ export class ApiClient {
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
     const { applyBudget, deadline } = call.options;
     if (applyBudget && applyBudget.used >= applyBudget.max) {
-      const spent = `${applyBudget.max} commands already sent in this converge`;
-      this.stop(call, ApiError, `Not sent (${call.method} ${call.path}): ${spent}`);
+      this.stop(call, ApiError, "Not sent", `${applyBudget.max} commands already sent in this converge`);
     }
     const slot = await this.takeSlot(call);
     const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
-    if (remainingMs <= 0) this.outOfTime(call, "the deadline passed before the request was sent");
+    if (remainingMs <= 0)
+      this.stop(call, ApiTimeoutError, "Timed out", "the deadline passed before the request was sent");
     this.stats.attempts++;
     const result = await sendAttempt({
       authorization: this.authorization,
@@ -191,7 +189,7 @@ export class ApiClient {
   private async takeSlot(call: Call<unknown>): Promise<{ answered(): void } | undefined> {
     if (!this.budget) return undefined;
     const slot = await this.budget.take(call.options.deadline, call.options.poll).catch((error: unknown) => {
-      if (error instanceof BudgetDeadlineError) this.outOfTime(call, error.message);
+      if (error instanceof BudgetDeadlineError) this.stop(call, ApiTimeoutError, "Timed out", error.message);
       throw error;
     });
     this.stats.budgetWaitMs += slot.waitedMs;
@@ -200,22 +198,16 @@ export class ApiClient {
 
   /** The wait before the next attempt after `result`; throws its error when it is not retried. */
   private retryDelayOrFail(call: Call<unknown>, result: Extract<Attempt<unknown>, { ok: false }>): number {
-    const { outcome } = result;
+    const { outcome, headers } = result;
     if (!outcome) this.fail(call, result.error);
     const now = this.clock.now();
-    // A server's date is wall-clock time: only the wall clock turns it into a wait.
-    const serverDelayMs = serverRequestedDelayMs(
-      result.headers,
-      wallNow(this.clock),
-      this.retryPolicy.maxServerDelayMs,
-    );
-    const rateLimited = isRateLimited(outcome);
-    if (rateLimited && this.budget) {
-      // Every caller shares the key: nobody sends before the server's window resets, waiters included.
-      this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
-    }
-    const attempt = countAttempt(call.counts, outcome);
     const policy = this.retryPolicy;
+    // A server's date is wall-clock time: only the wall clock turns it into a wait.
+    const serverDelayMs = serverRequestedDelayMs(headers, wallNow(this.clock), policy.maxServerDelayMs);
+    const rateLimited = isRateLimited(outcome);
+    // Every caller shares the key: nobody sends before the server's window resets, waiters included.
+    if (rateLimited && this.budget) this.budget.blockUntil(now + (serverDelayMs ?? policy.baseDelayMs));
+    const attempt = countAttempt(call.counts, outcome);
     const delayMs = retryDelayMs({ retry: attempt, policy, serverDelayMs, random: this.random });
     const { deadline } = call.options;
     const retry = shouldRetry({
@@ -249,13 +241,10 @@ export class ApiClient {
     throw error;
   }
 
-  private outOfTime(call: Call<unknown>, detail: string): never {
-    this.stop(call, ApiTimeoutError, `Timed out (${call.method} ${call.path}): ${detail}`);
-  }
-
-  /** Ends a call before an attempt: with its last attempt's error, or a new one of `ErrorClass`. */
-  private stop(call: Call<unknown>, ErrorClass: typeof ApiError, message: string): never {
+  /** Ends a call before an attempt: with its last attempt's error, or a new `ErrorClass` saying `what`. */
+  private stop(call: Call<unknown>, ErrorClass: typeof ApiError, what: string, detail: string): never {
     const { method, path } = call;
+    const message = `${what} (${method} ${path}): ${detail}`;
     this.fail(call, call.lastError ?? new ErrorClass({ status: undefined, message, method, path }));
   }
 }

@@ -118,9 +118,8 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
 const TIMED_OUT = new Error("the attempt's time ran out");
 
 /**
- * One request and its answer within `totalTimeoutMs`. The race fails the attempt at once even
- * while it waits for a connection; the request itself is aborted through the abort its connection
- * hands the handler, at once, or as soon as a connection takes it.
+ * One request and its answer within `totalTimeoutMs`: the race fails the attempt at once, even while
+ * it waits for a connection, and the request is aborted as soon as a connection hands over its abort.
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
   let timedOut = false;
@@ -132,12 +131,14 @@ async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean 
   };
   let timer: NodeJS.Timeout | undefined;
   const outOfTime = new Promise<never>((_resolve, reject) => {
-    const expire = () => {
-      timedOut = true;
-      reject(TIMED_OUT);
-      abortRequest?.(TIMED_OUT);
-    };
-    timer = setTimeout(expire, Math.max(1, req.totalTimeoutMs));
+    timer = setTimeout(
+      () => {
+        timedOut = true;
+        reject(TIMED_OUT);
+        abortRequest?.(TIMED_OUT);
+      },
+      Math.max(1, req.totalTimeoutMs),
+    );
   });
   try {
     return await Promise.race([receive({ ...req, dispatcher: tracked(req.dispatcher, onStart) }), outOfTime]);
@@ -186,9 +187,8 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; 
 type Abort = (reason: Error) => void;
 
 /**
- * `dispatcher`, handing `onStart` the request's own abort once a connection has taken it, before
- * its headers are written (`onConnect(abort)`, or `onRequestStart(controller)` in undici's newer
- * handler interface).
+ * `dispatcher`, handing `onStart` the request's abort once a connection has taken it, before its headers
+ * are written: `onConnect(abort)`, or `onRequestStart(controller)` in undici's newer handler interface.
  */
 function tracked(dispatcher: Dispatcher, onStart: (abort: Abort) => void): Dispatcher {
   const track = (handler: Dispatcher.DispatchHandler) =>
@@ -248,10 +248,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-/**
- * Whether a parsed JSON value nests more than `max` arrays and objects deep. It never descends
- * past `max` levels, so the recursion stays as shallow as the cap whatever the body.
- */
+/** Whether parsed JSON nests more than `max` arrays and objects deep; it never recurses deeper than `max`. */
 function nestsDeeper(value: unknown, max: number): boolean {
   if (value === null || typeof value !== "object") return false;
   return max === 0 || Object.values(value).some((child) => nestsDeeper(child, max - 1));
