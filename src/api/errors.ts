@@ -112,7 +112,6 @@ export class ConfigurationError extends DbcloudError {
   }
 }
 
-/** The error class for an HTTP status. */
 export function errorClassForStatus(status: number): typeof ApiError {
   if (status === 400) return BadRequestError;
   if (status === 401) return AuthenticationError;

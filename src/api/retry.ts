@@ -48,10 +48,7 @@ export function describeOutcome(outcome: AttemptOutcome): string {
 }
 
 /** A call's attempts so far in two counts: a 429 is "wait your turn" and uses up no other attempt. */
-export interface AttemptCounts {
-  rateLimited: number;
-  other: number;
-}
+export type AttemptCounts = Record<"rateLimited" | "other", number>;
 
 /** Counts `outcome` in; returns its number in its own count, what `shouldRetry` and `retryDelayMs` take. */
 export function countAttempt(counts: AttemptCounts, outcome: AttemptOutcome): number {

@@ -121,10 +121,8 @@ function responseSchema<T>(schema: z.ZodType<T>): ResponseSchema<T> {
     }
     const lines = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
     const extra = lines.length - MAX_ISSUES;
-    return {
-      success: false,
-      issues: extra > 0 ? [...lines.slice(0, MAX_ISSUES), `and ${extra} more problems`] : lines,
-    };
+    const issues = extra > 0 ? [...lines.slice(0, MAX_ISSUES), `and ${extra} more problems`] : lines;
+    return { success: false, issues };
   };
   return { safeParse };
 }

@@ -5,9 +5,8 @@ import { RateBudget } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
 
 /*
- * Dispatchers and budgets are shared process-wide on globalThis, not in this module, so every copy
- * of the package loaded into one process (two installed versions, or source and build in the
- * tests) shares one budget per key: the server counts per key, not per module.
+ * Dispatchers and budgets live on globalThis, not in this module: every copy of the package in one
+ * process (two versions, or source and build in the tests) shares one budget per key, as the server counts.
  */
 const SHARED_KEY = Symbol.for("pulumi-dbcloud.shared.v1");
 
@@ -37,7 +36,6 @@ function getOrMake<T>(map: Map<string, T>, key: string, make: () => T): T {
   return found;
 }
 
-/** The shared keep-alive dispatcher for a set of timeouts. */
 export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
   const { connectMs, headersMs, bodyMs } = timeouts;
   return getOrMake(sharedState().dispatchers, `${connectMs}/${headersMs}/${bodyMs}`, () => {

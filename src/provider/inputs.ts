@@ -5,9 +5,8 @@ import { defaultOrganizationId } from "../config";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
 /*
- * What the entry points accept. Properties may come from state that is old, hand-edited or written
- * by another version, so every entry point re-validates what it acts on, and checks that the
- * resource id names what the properties name: nothing invalid becomes a request.
+ * What the entry points accept. State may be old, hand-edited or written by another version, so every
+ * entry point re-validates what it acts on, and that the id names what the properties name.
  */
 
 /** The engine's placeholder for a value not known yet (preview): never rejected. */

@@ -12,10 +12,9 @@ const SUBJECTS: Record<"service" | "endpoint", string> = {
 const BARE_NOT_FOUND = /^not[ _-]?found\W*$/i;
 
 /**
- * Whether an error means the service or endpoint itself (as `subjects` allows) is absent. A 404 or
- * 400 counts when its message says so and says nothing of the key, the organization or the
- * request; a 404 also when its message adds nothing to the status. `404 Organization not found`
- * is not gone: the endpoint may still exist.
+ * Whether an error means the service or endpoint itself (as `subjects` allows) is absent: a 404 or 400
+ * whose message says so and nothing of the key, the organization or the request, or a bare 404.
+ * `404 Organization not found` is not gone: the endpoint may still exist.
  */
 export function isGone(
   error: unknown,

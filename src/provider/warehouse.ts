@@ -4,11 +4,10 @@ import type { Service } from "../api/schemas";
 import { isGone } from "./outcomes";
 
 /*
- * Warehouses: services that share one data set. The service refuses to stop a primary while a
- * secondary is not stopped, and may refuse a secondary's start while its primary is stopped. No
- * order of resources suits both a stop and a start, so such a refusal is a reason to wait and try
- * again. The converger knows of a warehouse only from its own service's GET, and whether the
- * refusal still holds only by sending the command again.
+ * Warehouses: services sharing one data set. A primary's stop is refused while a secondary is not
+ * stopped, a secondary's start may be while its primary is stopped; no order of resources suits both,
+ * so such a refusal is a reason to wait and try again. The converger knows of a warehouse only from
+ * its service's GET, and whether the refusal still holds only by sending the command again.
  */
 
 /** Statuses with a meaning of their own, never a warehouse's refusal (409 is a transition in progress). */

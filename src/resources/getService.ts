@@ -4,9 +4,8 @@ import { apiClientFor } from "../config";
 import { programOrganizationId, programStackConfig } from "./programDefaults";
 
 /*
- * `getService` / `getServiceOutput`: the read as a Pulumi function, run in the program's process
- * with the providers' settings. The client is built per call and dropped: nothing holding the key
- * secret is kept or captured.
+ * `getService` / `getServiceOutput`: the read as a Pulumi function, in the program's process with the
+ * providers' settings; the client is built per call and dropped: nothing holding the secret is kept.
  */
 
 /** Arguments of `getService`: plain values. */

@@ -7,11 +7,10 @@ import { customTimeoutSeconds, programOrganizationId } from "./programDefaults";
 export type { EndpointOutput, LastCommandOutput };
 
 /*
- * The implementation, loaded by package name when a provider method runs, and defined in this file
- * on purpose: Pulumi captures an imported helper as its module, by reference. Serialized, each
- * method is then one line naming `pulumi-dbcloud/provider` (about 2 KB a resource in the state),
- * and destroy or refresh of an old stack runs the installed version. Captured by value instead, the
- * provider grew past 64 KB and a failed create carrying it exceeded gRPC's header limit.
+ * The implementation, loaded by package name when a method runs (defined in this file on purpose:
+ * Pulumi captures an imported helper as its module, by reference). Each serialized method is then one
+ * line naming `pulumi-dbcloud/provider` (about 2 KB a resource), and an old stack runs the installed
+ * version; captured by value, the provider grew past 64 KB and a failed create exceeded gRPC's header limit.
  */
 function lib(): typeof ProviderModule {
   return require("pulumi-dbcloud/provider");
