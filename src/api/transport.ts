@@ -131,14 +131,12 @@ async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean 
   };
   let timer: NodeJS.Timeout | undefined;
   const outOfTime = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => {
-        timedOut = true;
-        reject(TIMED_OUT);
-        abortRequest?.(TIMED_OUT);
-      },
-      Math.max(1, req.totalTimeoutMs),
-    );
+    const expire = () => {
+      timedOut = true;
+      reject(TIMED_OUT);
+      abortRequest?.(TIMED_OUT);
+    };
+    timer = setTimeout(expire, Math.max(1, req.totalTimeoutMs));
   });
   try {
     return await Promise.race([receive({ ...req, dispatcher: tracked(req.dispatcher, onStart) }), outOfTime]);
@@ -168,7 +166,9 @@ async function receive(req: AttemptRequest<unknown>) {
   const { text, bytes } = await readCapped(response.body);
   const json = parseJson(text);
   const status = response.statusCode;
-  const requestId = pickRequestId(json, headers, req.secrets);
+  const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
+  const rawId = typeof fromBody === "string" && fromBody ? fromBody : headers["x-request-id"];
+  const requestId = rawId ? truncate(redactSecrets(rawId, req.secrets), MAX_REQUEST_ID_CHARS) : undefined;
   return { status, label: String(status), headers, text, bytes, json, requestId };
 }
 
@@ -252,10 +252,4 @@ function parseJson(text: string): unknown {
 function nestsDeeper(value: unknown, max: number): boolean {
   if (value === null || typeof value !== "object") return false;
   return max === 0 || Object.values(value).some((child) => nestsDeeper(child, max - 1));
-}
-
-function pickRequestId(json: unknown, headers: Record<string, string>, secrets: readonly string[]) {
-  const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
-  const raw = typeof fromBody === "string" && fromBody ? fromBody : headers["x-request-id"];
-  return raw ? truncate(redactSecrets(raw, secrets), MAX_REQUEST_ID_CHARS) : undefined;
 }
