@@ -10,7 +10,7 @@ import {
   type ConvergeRequest,
   type ConvergeResult,
 } from "./convergeTypes";
-import { afterRead, mayPredate, sentNow, type SentCommand } from "./lastCommand";
+import { afterRead, mayPredate, sentNow } from "./lastCommand";
 import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";
 import { warehouseRefusal, warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
@@ -37,40 +37,32 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Pr
 }
 
 class Convergence {
-  private readonly started: number;
-  private readonly deadline: number;
+  constructor(
+    private readonly request: ConvergeRequest,
+    private readonly deps: ConvergeDeps,
+  ) {}
+
+  private readonly started = this.deps.clock.now();
+  private readonly deadline = this.started + this.request.timeoutMs;
   /** Early enough before the deadline that the last poll can still answer in time. */
-  private readonly lastPollAt: number;
+  private readonly lastPollAt = this.deadline - Math.min(1_000, this.request.timeoutMs * 0.05);
   private readonly commands: ServiceCommand[] = [];
-  private readonly applyBudget: ApplyBudget;
+  private readonly applyBudget: ApplyBudget = { used: 0, max: this.deps.tuning.maxCommands };
   private service: Service | undefined;
   private commandMaybeApplied = false;
   /** What the timeout's message says of commands whose answers were lost, if no other was accepted. */
   private lostAnswers = "";
   /** The last command that may have been applied, for the outputs. */
-  private recorded: SentCommand | undefined;
+  private recorded = this.request.lastCommand;
   /** The command recorded before this converge while a GET may not show it yet: such a read proves nothing. */
-  private unseen: SentCommand | undefined;
+  private unseen = this.request.lastCommand;
   private lastCommandAt = 0;
   private stateAtCommand: string | undefined;
   private movedSinceCommand = false;
   private resent = false;
   private lastStep: Step | undefined;
-  private lastProgressAt: number;
+  private lastProgressAt = this.started;
   private warehouse: WarehouseWait | undefined;
-
-  constructor(
-    private readonly request: ConvergeRequest,
-    private readonly deps: ConvergeDeps,
-  ) {
-    this.started = deps.clock.now();
-    this.lastProgressAt = this.started;
-    this.deadline = this.started + request.timeoutMs;
-    this.lastPollAt = this.deadline - Math.min(1_000, request.timeoutMs * 0.05);
-    this.applyBudget = { used: 0, max: deps.tuning.maxCommands };
-    this.recorded = request.lastCommand;
-    this.unseen = request.lastCommand;
-  }
 
   async run(): Promise<ConvergeResult> {
     let observed = await this.read();

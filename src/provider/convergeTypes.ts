@@ -7,10 +7,7 @@ import type { DesiredState } from "./stateTable";
 
 /* What goes into the converger and what comes out of it; the loop itself is in converge.ts. */
 
-export interface ProgressLog {
-  info(line: string): void;
-  warn(line: string): void;
-}
+export type ProgressLog = Record<"info" | "warn", (line: string) => void>;
 
 export const DEFAULT_TUNING = Object.freeze({
   /** After each answer, the next poll this much later: a constant poller. */

@@ -16,13 +16,8 @@ export interface GetServiceArgs {
   serviceId: string;
 }
 
-/** Arguments of `getServiceOutput`: values or Outputs (e.g. another resource's `serviceId`). */
-export interface GetServiceOutputArgs {
-  /** Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
-  organizationId?: pulumi.Input<string>;
-  /** The service (a uuid). */
-  serviceId: pulumi.Input<string>;
-}
+/** Arguments of `getServiceOutput`: those of `getService`, each a value or an Output (e.g. a resource's `serviceId`). */
+export type GetServiceOutputArgs = { [K in keyof GetServiceArgs]: pulumi.Input<GetServiceArgs[K]> };
 
 /** Names that look like a credential: the spec's `encryptionKey`, and fields the API adds later (at any depth). */
 const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
