@@ -98,9 +98,8 @@ export class ApiClient {
     command: ServiceCommand,
     options: CallOptions = {},
   ): Promise<ServiceResult> {
-    if (command !== "start" && command !== "stop") {
+    if (command !== "start" && command !== "stop")
       throw new TypeError(`command must be "start" or "stop", got ${JSON.stringify(command)}`);
-    }
     const path = `${servicePath(organizationId, serviceId)}/state`;
     return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }
@@ -155,9 +154,8 @@ export class ApiClient {
   /** One attempt: within the command bound, after a budget slot, and before the deadline. */
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
     const { applyBudget, deadline } = call.options;
-    if (applyBudget && applyBudget.used >= applyBudget.max) {
+    if (applyBudget && applyBudget.used >= applyBudget.max)
       this.stop(call, ApiError, "Not sent", `${applyBudget.max} commands already sent in this converge`);
-    }
     const slot = await this.takeSlot(call);
     const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
     if (remainingMs <= 0)

@@ -12,9 +12,7 @@ export type * from "./serviceTypes";
 export type Checked<T> = { success: true; data: T } | { success: false; issues: string[] };
 
 /** What the client asks of a response schema. */
-export interface ResponseSchema<T> {
-  safeParse(value: unknown): Checked<T>;
-}
+export type ResponseSchema<T> = { safeParse(value: unknown): Checked<T> };
 
 /** More problems than this in one answer are counted, not listed (a hostile body can hold many). */
 export const MAX_ISSUES = 20;

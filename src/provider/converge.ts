@@ -30,9 +30,8 @@ const POLL = Object.freeze({ likelihood: () => 0 });
  * says so, then polls a constant interval after each answer, with a last poll just before the deadline.
  */
 export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Promise<ConvergeResult> {
-  if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0) {
+  if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0)
     throw new TypeError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
-  }
   return new Convergence(request, deps).run();
 }
 
@@ -229,9 +228,8 @@ class Convergence {
       if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
       // Out of time inside the client where no further poll would fit: the converge's timeout.
       const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
-      if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service) {
+      if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service)
         return this.timedOut(error);
-      }
       return this.fail("api", (error as Error).message, error);
     }
   }

@@ -84,9 +84,8 @@ export function pickFields(fields: FieldSchemas, names: readonly string[]): Fiel
 /** The check of both resources: configured organization and given defaults first, then every field. */
 export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) {
   const inputs: Props = { ...news };
-  for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults })) {
+  for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults }))
     if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
-  }
   const failures = checkFields(inputs, fields);
   for (const failure of failures) {
     if (failure.property === "organizationId" && inputs.organizationId === undefined) {
