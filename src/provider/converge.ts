@@ -8,7 +8,6 @@ import {
   seconds,
   type ConvergeDeps,
   type ConvergeRequest,
-  type ConvergeResult,
 } from "./convergeTypes";
 import { afterRead, mayPredate, sentNow } from "./lastCommand";
 import { converging } from "./progress";
@@ -29,7 +28,7 @@ const POLL = Object.freeze({ likelihood: () => 0 });
  * Brings a service to the desired run state: reads it, sends start/stop only when the state table
  * says so, then polls a constant interval after each answer, with a last poll just before the deadline.
  */
-export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Promise<ConvergeResult> {
+export async function converge(request: ConvergeRequest, deps: ConvergeDeps) {
   if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0)
     throw new TypeError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
   return new Convergence(request, deps).run();
@@ -63,7 +62,7 @@ class Convergence {
   private lastProgressAt = this.started;
   private warehouse: WarehouseWait | undefined;
 
-  async run(): Promise<ConvergeResult> {
+  async run() {
     let observed = await this.read();
     for (;;) {
       this.service = observed;
@@ -94,7 +93,7 @@ class Convergence {
     return step;
   }
 
-  private satisfied(observed: Service, warning: string | undefined): ConvergeResult {
+  private satisfied(observed: Service, warning: string | undefined) {
     const { clock, log } = this.deps;
     if (warning) log.warn(converging.warning(this.label(), warning));
     if (this.commands.length)
@@ -234,7 +233,8 @@ class Convergence {
     }
   }
 
-  private result(shown: Service): ConvergeResult {
+  /** What a converge returns: the service as last shown, the commands accepted in order, the last one sent. */
+  private result(shown: Service) {
     return { service: shown, commands: this.commands, ...(this.recorded && { lastCommand: this.recorded }) };
   }
 

@@ -1,6 +1,5 @@
 import type { Clock } from "../api/clock";
 import type { ApiClient } from "../api/client";
-import type { ServiceCommand } from "../api/options";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
@@ -50,13 +49,6 @@ export interface ConvergeDeps {
   clock: Clock;
   log: ProgressLog;
   tuning: Readonly<ConvergeTuning>;
-}
-
-export interface ConvergeResult {
-  service: Service;
-  /** Commands the server accepted, in order. */
-  commands: ServiceCommand[];
-  lastCommand?: SentCommand;
 }
 
 /** Converging failed; `commandAccepted` says the world changed, so the provider records the resource. */

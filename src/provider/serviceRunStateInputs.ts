@@ -8,17 +8,6 @@ import { satisfies, type DesiredState } from "./stateTable";
 
 /* ServiceRunState's inputs (rules, defaults, check and diff) and its outputs; no output is ever undefined. */
 
-export interface ServiceRunStateInputs {
-  organizationId: string;
-  serviceId: string;
-  state: DesiredState;
-  timeoutSeconds: number;
-  waitForState: boolean;
-  onDestroy: "leave" | "stop";
-  /** Bounds a stop on destroy; absent: `timeoutSeconds`. */
-  deleteTimeoutSeconds?: number;
-}
-
 export const fieldSchemas = once(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
   serviceId: { schema: uuidField("serviceId"), required: true },
@@ -59,32 +48,30 @@ export async function diff(_id: string, olds: Props, news: Props) {
     // State written before onDestroy existed means "leave": no update just for upgrading.
     (olds.onDestroy ?? DEFAULT_ON_DESTROY) !== (news.onDestroy ?? DEFAULT_ON_DESTROY) ||
     olds.deleteTimeoutSeconds !== news.deleteTimeoutSeconds;
-  return {
-    changes: replaces.length > 0 || stateChange || optionChange,
-    replaces,
-    deleteBeforeReplace: false,
-  };
+  const changes = replaces.length > 0 || stateChange || optionChange;
+  return { changes, replaces, deleteBeforeReplace: false };
 }
 
-export function inputsOf(props: Props, what: string): ServiceRunStateInputs {
+export function inputsOf(props: Props, what: string) {
   requireValid(`ServiceRunState ${what}`, props, fieldSchemas());
   return withDefaults(props);
 }
 
-export function withDefaults(props: Props): ServiceRunStateInputs {
-  const inputs: ServiceRunStateInputs = {
+export function withDefaults(props: Props) {
+  const deleteTimeoutSeconds = props.deleteTimeoutSeconds;
+  return {
     organizationId: props.organizationId as string,
     serviceId: props.serviceId as string,
     state: props.state as DesiredState,
     timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS,
     waitForState: (props.waitForState as boolean | undefined) ?? true,
-    onDestroy: props.onDestroy === "stop" ? "stop" : "leave",
+    onDestroy: props.onDestroy === "stop" ? ("stop" as const) : ("leave" as const),
+    // Bounds a stop on destroy (absent: `timeoutSeconds`); only when set: outputs hold no undefined.
+    ...(typeof deleteTimeoutSeconds === "number" && { deleteTimeoutSeconds }),
   };
-  // Only when set: outputs must hold no undefined.
-  if (typeof props.deleteTimeoutSeconds === "number")
-    inputs.deleteTimeoutSeconds = props.deleteTimeoutSeconds;
-  return inputs;
 }
+
+export type ServiceRunStateInputs = ReturnType<typeof withDefaults>;
 
 /** One endpoint of the service, as kept in the outputs (absent values as "" or 0). */
 export interface EndpointOutput {
