@@ -10,10 +10,7 @@ import type { RateLimit } from "./rateLimit";
  */
 const SHARED_KEY = Symbol.for("pulumi-dbcloud.shared.v1");
 
-interface Shared {
-  dispatchers: Map<string, Agent>;
-  budgets: Map<string, RateBudget>;
-}
+type Shared = { dispatchers: Map<string, Agent>; budgets: Map<string, RateBudget> };
 
 function sharedState(): Shared {
   const holder = globalThis as unknown as Record<symbol, Shared | undefined>;

@@ -12,10 +12,7 @@ import { MAX_TIMEOUT_SECONDS } from "./defaults";
 /** The engine's placeholder for a value not known yet (preview): never rejected. */
 export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
-export interface CheckFailure {
-  property: string;
-  reason: string;
-}
+export type CheckFailure = { property: string; reason: string };
 
 /** Properties as the engine passes them: inputs, outputs or state, of any version. */
 export type Props = Record<string, unknown>;
