@@ -51,19 +51,13 @@ export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: ReversePrivateEndpointDeletionArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ReversePrivateEndpointDeletion";
-    super(
-      reversePrivateEndpointDeletionProvider,
-      name,
-      {
-        organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
-        serviceId: args.serviceId,
-        reversePrivateEndpointId: args.reversePrivateEndpointId,
-        timeoutSeconds:
-          args.timeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["delete"]),
-      },
-      opts,
-      "dbcloud",
-      type,
-    );
+    const props = {
+      organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
+      serviceId: args.serviceId,
+      reversePrivateEndpointId: args.reversePrivateEndpointId,
+      timeoutSeconds:
+        args.timeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["delete"]),
+    };
+    super(reversePrivateEndpointDeletionProvider, name, props, opts, "dbcloud", type);
   }
 }

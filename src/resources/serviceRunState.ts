@@ -80,28 +80,23 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: ServiceRunStateArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ServiceRunState";
-    super(
-      serviceRunStateProvider,
-      name,
-      {
-        organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
-        serviceId: args.serviceId,
-        state: args.state,
-        timeoutSeconds:
-          args.timeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["create", "update"]),
-        waitForState: args.waitForState,
-        onDestroy: args.onDestroy,
-        deleteTimeoutSeconds:
-          args.deleteTimeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["delete"]),
-        observedState: undefined,
-        serviceName: undefined,
-        databaseVersion: undefined,
-        endpoints: undefined,
-        lastCommand: undefined,
-      },
-      opts,
-      "dbcloud",
-      type,
-    );
+    const timeouts = opts?.customTimeouts;
+    const props = {
+      organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
+      serviceId: args.serviceId,
+      state: args.state,
+      timeoutSeconds: args.timeoutSeconds ?? customTimeoutSeconds(type, name, timeouts, ["create", "update"]),
+      waitForState: args.waitForState,
+      onDestroy: args.onDestroy,
+      deleteTimeoutSeconds:
+        args.deleteTimeoutSeconds ?? customTimeoutSeconds(type, name, timeouts, ["delete"]),
+      // The outputs, declared so that the engine fills them in.
+      observedState: undefined,
+      serviceName: undefined,
+      databaseVersion: undefined,
+      endpoints: undefined,
+      lastCommand: undefined,
+    };
+    super(serviceRunStateProvider, name, props, opts, "dbcloud", type);
   }
 }
