@@ -123,10 +123,7 @@ export class ApiClient {
     return { apiUrl: this.apiUrl, keyId: this.keyId };
   }
 
-  private async sendForService(
-    operation: Omit<Operation<ServiceEnvelope>, "schema">,
-    options: CallOptions,
-  ): Promise<ServiceResult> {
+  private async sendForService(operation: Omit<Operation<ServiceEnvelope>, "schema">, options: CallOptions) {
     const { value, requestId } = await this.send({ schema: serviceEnvelopeSchema, ...operation }, options);
     return { service: value.result, requestId };
   }
