@@ -21,15 +21,7 @@ export const MAX_REQUEST_ID_CHARS = 100;
 /** Deepest nesting of a usable 2xx body (a Service nests 4 levels): every walk over it stays shallow. */
 export const MAX_JSON_DEPTH = 64;
 /** The only response headers an error keeps (redacted): what retries and support tickets need. */
-const KEPT_HEADERS = [
-  "content-type",
-  "date",
-  "retry-after",
-  "x-ratelimit-limit",
-  "x-ratelimit-remaining",
-  "x-ratelimit-reset",
-  "x-request-id",
-];
+const KEPT_HEADERS = /^(content-type|date|retry-after|x-ratelimit-(limit|remaining|reset)|x-request-id)$/;
 
 /** What one operation sends, and how its answer is read. */
 export interface Operation<T> {
@@ -234,7 +226,7 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
 
 /** What an error names and keeps: the request, and the kept headers, redacted and truncated. */
 function where(req: AttemptRequest<unknown>, headers: Record<string, string>) {
-  const names = KEPT_HEADERS.filter((name) => headers[name] !== undefined);
+  const names = Object.keys(headers).filter((name) => KEPT_HEADERS.test(name));
   const kept = names.map((name) => [name, truncate(redactSecrets(headers[name], req.secrets), 200)]);
   return { method: req.method, path: req.path, headers: Object.fromEntries(kept) as Record<string, string> };
 }
