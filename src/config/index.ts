@@ -40,14 +40,15 @@ export function resolveConfig(stackConfig: StackConfig, env: Env) {
       `Missing ${what}: set ${source(name)} ` +
         `(pulumi config set ${CONFIG_SETTINGS[name].secret ? "--secret " : ""}${CONFIG_SETTINGS[name].configKey} ${example})`,
     );
+  const invalid = (name: SettingName, what: string, why: string) =>
+    problems.push(`Invalid ${what} from ${source(name)}: ${why}`);
 
   let apiUrl: string | undefined;
   const rawUrl = get("apiUrl");
   if (rawUrl === undefined) missing("apiUrl", "API URL", "https://api.example.com");
   else {
     const checked = checkApiUrl(rawUrl);
-    if ("problems" in checked)
-      problems.push(`Invalid API URL from ${source("apiUrl")}: ${checked.problems.join("; ")}`);
+    if ("problems" in checked) invalid("apiUrl", "API URL", checked.problems.join("; "));
     else apiUrl = checked.url;
   }
 
@@ -57,11 +58,8 @@ export function resolveConfig(stackConfig: StackConfig, env: Env) {
   if (keySecret === undefined) missing("apiKeySecret", "API key secret", "<key secret>");
 
   const organizationId = get("organizationId");
-  if (organizationId !== undefined && !isUuid(organizationId)) {
-    problems.push(
-      `Invalid organization id from ${source("organizationId")}: ${JSON.stringify(organizationId)} is not a uuid`,
-    );
-  }
+  if (organizationId !== undefined && !isUuid(organizationId))
+    invalid("organizationId", "organization id", `${JSON.stringify(organizationId)} is not a uuid`);
 
   let rateLimit: RateLimit | false = DEFAULT_RATE_LIMIT;
   const rawLimit = get("rateLimit");
@@ -69,7 +67,7 @@ export function resolveConfig(stackConfig: StackConfig, env: Env) {
     try {
       rateLimit = parseRateLimit(rawLimit);
     } catch (e) {
-      problems.push(`Invalid rate limit from ${source("rateLimit")}: ${(e as Error).message}`);
+      invalid("rateLimit", "rate limit", (e as Error).message);
     }
   }
 
