@@ -150,10 +150,15 @@ export class ApiClient {
 
   /** One attempt: within the command bound, after a budget slot, and before the deadline. */
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
-    const { applyBudget, deadline } = call.options;
+    const { applyBudget, deadline, poll } = call.options;
     if (applyBudget && applyBudget.used >= applyBudget.max)
       this.stop(call, ApiError, "Not sent", `${applyBudget.max} commands already sent in this converge`);
-    const slot = await this.takeSlot(call);
+    // No budget, no slot; a slot past the deadline fails the call.
+    const slot = await this.budget?.take(deadline, poll).catch((error: unknown) => {
+      if (error instanceof BudgetDeadlineError) this.stop(call, ApiTimeoutError, "Timed out", error.message);
+      throw error;
+    });
+    this.stats.budgetWaitMs += slot?.waitedMs ?? 0;
     const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
     if (remainingMs <= 0)
       this.stop(call, ApiTimeoutError, "Timed out", "the deadline passed before the request was sent");
@@ -178,17 +183,6 @@ export class ApiClient {
       if (sent && !refused) call.possiblyApplied = true;
     }
     return result;
-  }
-
-  /** A slot of the rate budget (none without one); a slot past the deadline fails the call. */
-  private async takeSlot(call: Call<unknown>): Promise<{ answered(): void } | undefined> {
-    if (!this.budget) return undefined;
-    const slot = await this.budget.take(call.options.deadline, call.options.poll).catch((error: unknown) => {
-      if (error instanceof BudgetDeadlineError) this.stop(call, ApiTimeoutError, "Timed out", error.message);
-      throw error;
-    });
-    this.stats.budgetWaitMs += slot.waitedMs;
-    return slot;
   }
 
   /** The wait before the next attempt after `result`; throws its error when it is not retried. */
@@ -224,9 +218,8 @@ export class ApiClient {
   }
 
   /**
-   * Throws `error`, marked when a change may have been applied by an earlier attempt. An error
-   * without an answer (a timeout, a lost connection) also names the server's last answer, if any:
-   * a call cut short by its deadline after a 429 says the key was rate limited.
+   * Throws `error`, marked when an earlier attempt may have applied the change. One without an answer
+   * also names the server's last answer: a call cut short after a 429 says the key was rate limited.
    */
   private fail(call: Call<unknown>, error: ApiError | ResponseValidationError): never {
     if (call.method !== "GET" && call.possiblyApplied) error.possiblyApplied = true;

@@ -60,9 +60,8 @@ export function isRateLimited(outcome: AttemptOutcome): boolean {
 }
 
 /**
- * Whether to try again after `outcome` (`attempt`: its number in its own count), never past the deadline.
- * A 429 is retried while the deadline leaves room (without one, within `maxElapsedMs`); anything else
- * stops at `maxAttempts` or `maxElapsedMs`.
+ * Whether to try again after `outcome` (`attempt`: its number in its own count), never past the deadline:
+ * a 429 while the deadline leaves room (without one, within `maxElapsedMs`), others within both bounds.
  */
 export function shouldRetry(args: {
   method: string;
