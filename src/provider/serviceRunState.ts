@@ -141,10 +141,8 @@ export async function remove(id: string, props: Props): Promise<void> {
   const ids = requireIds("delete", id, props, ' (the stop of onDestroy: "stop")');
   // The last command goes along: right after a start, a stale `stopped` is no reason to call it done.
   // Started outside the try: a configuration error (thrown at once) is not a failed stop.
-  const stopping = convergeTo(
-    { ...ids, state: "stopped", timeoutSeconds, waitForState: true },
-    props.lastCommand,
-  );
+  const stop = { ...ids, state: "stopped" as const, timeoutSeconds, waitForState: true };
+  const stopping = convergeTo(stop, props.lastCommand);
   try {
     const result = await stopping;
     consoleLog.info(
