@@ -2,18 +2,8 @@
  * pulumi-dbcloud: Pulumi dynamic providers for a database cloud's management API. The emulator is
  * `pulumi-dbcloud/emulator`; the provider implementation `pulumi-dbcloud/provider`.
  */
-export {
-  ServiceRunState,
-  serviceRunStateProvider,
-  type ServiceRunStateArgs,
-  type EndpointOutput,
-  type LastCommandOutput,
-} from "./resources/serviceRunState";
-export {
-  ReversePrivateEndpointDeletion,
-  reversePrivateEndpointDeletionProvider,
-  type ReversePrivateEndpointDeletionArgs,
-} from "./resources/reversePrivateEndpointDeletion";
+export * from "./resources/serviceRunState";
+export * from "./resources/reversePrivateEndpointDeletion";
 export {
   getService,
   getServiceOutput,
