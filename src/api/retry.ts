@@ -110,8 +110,7 @@ export function serverRequestedDelayMs(
   }
   // Every other candidate is finite: at most 16 digits of seconds.
   const usable = candidates.filter((ms) => !Number.isNaN(ms));
-  if (!usable.length) return undefined;
-  return Math.min(maxDelayMs, Math.max(0, ...usable));
+  return usable.length ? Math.min(maxDelayMs, Math.max(0, ...usable)) : undefined;
 }
 
 /**
