@@ -241,7 +241,6 @@ function servicePath(organizationId: string, serviceId: string): string {
   return `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
 }
 
-/** One call in progress: what is sent, and what its attempts so far have shown. */
 interface Call<T> extends Operation<T> {
   options: CallOptions;
   url: string;
@@ -251,6 +250,5 @@ interface Call<T> extends Operation<T> {
   lastError: ApiError | ResponseValidationError | undefined;
   /** The last error status the server answered with. */
   lastAnswer: ApiError | ResponseValidationError | undefined;
-  /** 429s apart from every other failure. */
   counts: AttemptCounts;
 }

@@ -40,7 +40,6 @@ export function isRetryableRequest(method: string, path: string): boolean {
 export type AttemptOutcome =
   { kind: "status"; status: number } | { kind: "connection" } | { kind: "timeout" };
 
-/** An outcome as a retry's log line names it. */
 export function describeOutcome(outcome: AttemptOutcome): string {
   if (outcome.kind === "status")
     return outcome.status === 429 ? "429 rate limited" : `status ${outcome.status}`;

@@ -11,7 +11,6 @@ export type * from "./serviceTypes";
 /** A checked response: the value, normalised, or the problems found (`<path>: <message>` lines). */
 export type Checked<T> = { success: true; data: T } | { success: false; issues: string[] };
 
-/** What the client asks of a response schema. */
 export type ResponseSchema<T> = { safeParse(value: unknown): Checked<T> };
 
 /** More problems than this in one answer are counted, not listed (a hostile body can hold many). */

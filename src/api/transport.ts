@@ -23,7 +23,6 @@ export const MAX_JSON_DEPTH = 64;
 /** The only response headers an error keeps (redacted): what retries and support tickets need. */
 const KEPT_HEADERS = /^(content-type|date|retry-after|x-ratelimit-(limit|remaining|reset)|x-request-id)$/;
 
-/** What one operation sends, and how its answer is read. */
 export interface Operation<T> {
   method: string;
   /** The path must fit this template, and the retry policy reads it. */
@@ -35,7 +34,6 @@ export interface Operation<T> {
   schema: ResponseSchema<T> | "any";
 }
 
-/** One HTTP attempt, as the client's retry loop sees it. */
 export interface AttemptRequest<T> extends Operation<T> {
   /** Already checked against the operation's template. */
   url: string;

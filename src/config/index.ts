@@ -87,7 +87,6 @@ export function configureFromStack(request: { config: { get(key: string): unknow
   }
 }
 
-/** One stack config value as `configure` received it. */
 export function stackSetting(key: string): string | undefined {
   return stackConfig.get(key);
 }

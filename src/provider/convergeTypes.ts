@@ -18,7 +18,6 @@ export const DEFAULT_TUNING = Object.freeze({
   maxCommands: 3,
 });
 
-/** The converger's waits in ms, and its bound on commands: the default's fields, any values. */
 export type ConvergeTuning = Record<keyof typeof DEFAULT_TUNING, number>;
 
 /** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */

@@ -59,13 +59,8 @@ export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = tr
 }
 
 /** Re-validation at an entry point other than check: throws, listing every problem. */
-export function requireValid(
-  what: string,
-  props: Props,
-  fields: FieldSchemas,
-  options: { allowUnknown?: boolean } = {},
-): void {
-  const failures = checkFields(props, fields, options.allowUnknown ?? false);
+export function requireValid(what: string, props: Props, fields: FieldSchemas, allowUnknown = false): void {
+  const failures = checkFields(props, fields, allowUnknown);
   if (failures.length) {
     throw new Error(
       `${what}: refusing to act on invalid properties (the stack's state may be old or edited by hand; ` +

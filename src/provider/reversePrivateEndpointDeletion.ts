@@ -34,7 +34,7 @@ export async function check(_olds: Props, news: Props) {
 
 /** Any id change is a replacement (the old endpoint is deleted); a timeout change an update with no API call. */
 export async function diff(_id: string, olds: Props, news: Props) {
-  requireValid("ReversePrivateEndpointDeletion diff", news, fieldSchemas(), { allowUnknown: true });
+  requireValid("ReversePrivateEndpointDeletion diff", news, fieldSchemas(), true);
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
   const timeoutChange =
     (olds.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS) !==

@@ -36,7 +36,7 @@ export async function check(_olds: Props, news: Props) {
 
 /** Outputs no longer written (`transitionSeconds`) are neither compared nor kept: old state shows no change. */
 export async function diff(_id: string, olds: Props, news: Props) {
-  requireValid("ServiceRunState diff", news, fieldSchemas(), { allowUnknown: true });
+  requireValid("ServiceRunState diff", news, fieldSchemas(), true);
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
   const stateChange =
     news.state === UNKNOWN_VALUE ||

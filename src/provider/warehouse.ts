@@ -23,9 +23,8 @@ export interface WarehouseWait {
 }
 
 /**
- * The wait `error` starts or continues when it is a warehouse's refusal of `command`: a 4xx without
- * a meaning of its own, to a command the service's role can be refused. The status and wording are
- * not documented, so neither is looked at further.
+ * The wait `error` starts or continues if it is a warehouse's refusal of `command`: a 4xx without a
+ * meaning of its own, to a command the service's role can be refused (status and wording are undocumented).
  */
 export function warehouseRefusal(
   error: unknown,
