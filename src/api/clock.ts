@@ -1,8 +1,7 @@
 /**
- * Time as the client and the waiters see it; tests inject a fake one so nothing really waits.
- * `now()` is monotonic: every deadline, timeout, backoff and budget window is measured on it, so a
- * wall clock stepped by NTP, a resumed VM or a hand moves none of them. The wall clock is only
- * for a time shown to a person, stored, or read from a server's date.
+ * Time as the client and the waiters see it (tests inject a fake one, so nothing really waits). `now()`
+ * is monotonic: deadlines, timeouts, backoffs and budget windows are measured on it, so no wall-clock step
+ * (NTP, a resumed VM, a hand) moves them; the wall clock is for times shown, stored, or a server's date.
  */
 export interface Clock {
   /** The current time in ms on a timeline that never goes back. */

@@ -33,8 +33,7 @@ export const RETRYABLE_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 5
 /** GET and DELETE are idempotent; PATCH .../state carries a target state, so repeating it is safe too. */
 export function isRetryableRequest(method: string, path: string): boolean {
   const m = method.toUpperCase();
-  if (m === "GET" || m === "DELETE") return true;
-  return m === "PATCH" && /\/state$/.test(path);
+  return m === "GET" || m === "DELETE" || (m === "PATCH" && /\/state$/.test(path));
 }
 
 export type AttemptOutcome =
@@ -87,9 +86,8 @@ export function shouldRetry(args: {
 const NUMBER = /^\d{1,16}(\.\d{1,6})?$/;
 
 /**
- * How long the server asked us to wait, in ms, capped at `maxDelayMs`: `Retry-After` (seconds
- * or an HTTP date) and `X-RateLimit-Reset`, read as delta seconds (below 1e9), epoch seconds
- * (below 1e12) or epoch milliseconds. The larger wins; undefined when neither is usable.
+ * How long the server asked us to wait, in ms, at most `maxDelayMs`: the larger of `Retry-After` (seconds or
+ * an HTTP date) and `X-RateLimit-Reset` (delta s below 1e9, epoch s below 1e12, else epoch ms), if usable.
  */
 export function serverRequestedDelayMs(
   headers: Record<string, string | undefined>,
@@ -113,9 +111,8 @@ export function serverRequestedDelayMs(
 }
 
 /**
- * Delay before retry number `retry` (1 for the first; 429s counted apart), at least `MIN_RETRY_DELAY_MS`.
- * Full jitter on an exponential ceiling, unless the server named a wait: then that wait plus a little
- * jitter, so waiters released together do not hit the server in the same millisecond.
+ * Delay before retry number `retry` (1 for the first; 429s counted apart), at least `MIN_RETRY_DELAY_MS`:
+ * full jitter on an exponential ceiling, or the server's wait plus a little, so released waiters spread out.
  */
 export function retryDelayMs(args: {
   retry: number;

@@ -32,16 +32,14 @@ export function cancelAll(): void {
   controller().abort(new CancelledError());
 }
 
-/** The converger's clock, whose `sleep` rejects once cancelled; the client's shared budget keeps the plain one. */
+/** The converger's clock, whose `sleep` rejects once cancelled; the client's budget keeps the plain one. */
 export const cancellableClock: Clock = {
   ...systemClock,
-  sleep: async (ms) => {
-    const signal = controller().signal;
-    try {
-      await sleepFor(timerMs(ms), undefined, { signal });
-    } catch (error) {
+  sleep: (ms) => {
+    const { signal } = controller();
+    return sleepFor(timerMs(ms), undefined, { signal }).catch((error: unknown) => {
       throw signal.aborted ? signal.reason : error;
-    }
+    });
   },
 };
 

@@ -4,10 +4,9 @@ import type { Service } from "../api/schemas";
 import { isGone } from "./outcomes";
 
 /*
- * Warehouses: services sharing one data set. A primary's stop is refused while a secondary is not
- * stopped, a secondary's start may be while its primary is stopped; no order of resources suits both,
- * so such a refusal is a reason to wait and try again. The converger knows of a warehouse only from
- * its service's GET, and whether the refusal still holds only by sending the command again.
+ * Warehouses share one data set: a primary's stop is refused while a secondary is not stopped, and a
+ * secondary's start may be while its primary is stopped. No order of resources suits both, so such a refusal
+ * means wait and try again; only the service's GET shows a warehouse, and only a re-send that it still holds.
  */
 
 /** Statuses with a meaning of their own, never a warehouse's refusal (409 is a transition in progress). */

@@ -44,11 +44,6 @@ export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
   /** How long the DELETE on destroy may take, in seconds. */
   declare public readonly timeoutSeconds: pulumi.Output<number>;
 
-  /**
-   * @param name The unique name of the resource in the stack.
-   * @param args The endpoint to adopt.
-   * @param opts Resource options; `protect` or `retainOnDelete` keep the endpoint.
-   */
   constructor(name: string, args: ReversePrivateEndpointDeletionArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ReversePrivateEndpointDeletion";
     const props = {

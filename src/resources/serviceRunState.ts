@@ -73,11 +73,7 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
   /** The last start or stop this resource sent, when, and whether a GET has shown it since. */
   declare public readonly lastCommand: pulumi.Output<LastCommandOutput>;
 
-  /**
-   * @param name The unique name of the resource in the stack.
-   * @param args The service and its desired state.
-   * @param opts Resource options; `customTimeouts` become the timeouts that are not given.
-   */
+  /** `opts.customTimeouts` stand in for the timeouts `args` leaves out. */
   constructor(name: string, args: ServiceRunStateArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ServiceRunState";
     const timeouts = opts?.customTimeouts;
