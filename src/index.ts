@@ -4,12 +4,8 @@
  */
 export * from "./resources/serviceRunState";
 export * from "./resources/reversePrivateEndpointDeletion";
-export {
-  getService,
-  getServiceOutput,
-  type GetServiceArgs,
-  type GetServiceOutputArgs,
-} from "./resources/getService";
+export { getService, getServiceOutput } from "./resources/getService";
+export type { GetServiceArgs, GetServiceOutputArgs } from "./resources/getService";
 export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "./provider/defaults";
 export { KNOWN_STATES, type DesiredState } from "./provider/stateTable";
 
