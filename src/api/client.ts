@@ -5,17 +5,7 @@ import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
-import {
-  countAttempt,
-  DEFAULT_RETRY_POLICY,
-  describeOutcome,
-  isRateLimited,
-  retryDelayMs,
-  serverRequestedDelayMs,
-  shouldRetry,
-  type AttemptCounts,
-  type RetryPolicy,
-} from "./retry";
+import * as retry from "./retry";
 import { serviceEnvelopeSchema, type ServiceEnvelope } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
 import { sendAttempt, type Attempt, type Operation } from "./transport";
@@ -47,7 +37,7 @@ export class ApiClient {
   readonly keyId: string;
   /** Counters of this client's attempts, answers and budget waits. */
   readonly stats: ClientStats = { attempts: 0, retries: 0, outcomes: {}, budgetWaitMs: 0 };
-  private readonly retryPolicy: RetryPolicy;
+  private readonly retryPolicy: retry.RetryPolicy;
   private readonly timeouts: AttemptTimeouts;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -66,7 +56,7 @@ export class ApiClient {
     if (problems.length || !("url" in checked)) throw new ConfigurationError(problems);
     this.apiUrl = checked.url;
     this.keyId = options.keyId;
-    this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.retryPolicy = { ...retry.DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
@@ -192,14 +182,14 @@ export class ApiClient {
     const now = this.clock.now();
     const policy = this.retryPolicy;
     // A server's date is wall-clock time: only the wall clock turns it into a wait.
-    const serverDelayMs = serverRequestedDelayMs(headers, wallNow(this.clock), policy.maxServerDelayMs);
-    const rateLimited = isRateLimited(outcome);
+    const serverDelayMs = retry.serverRequestedDelayMs(headers, wallNow(this.clock), policy.maxServerDelayMs);
+    const rateLimited = retry.isRateLimited(outcome);
     // Every caller shares the key: nobody sends before the server's window resets, waiters included.
     if (rateLimited && this.budget) this.budget.blockUntil(now + (serverDelayMs ?? policy.baseDelayMs));
-    const attempt = countAttempt(call.counts, outcome);
-    const delayMs = retryDelayMs({ retry: attempt, policy, serverDelayMs, random: this.random });
+    const attempt = retry.countAttempt(call.counts, outcome);
+    const delayMs = retry.retryDelayMs({ retry: attempt, policy, serverDelayMs, random: this.random });
     const { deadline } = call.options;
-    const retry = shouldRetry({
+    const again = retry.shouldRetry({
       method: call.method,
       path: call.template,
       outcome,
@@ -209,11 +199,13 @@ export class ApiClient {
       policy,
       remainingMs: deadline === undefined ? undefined : deadline - now,
     });
-    if (!retry) this.fail(call, result.error);
+    if (!again) this.fail(call, result.error);
     this.stats.retries++;
     const count = rateLimited ? `${attempt} rate limited` : `attempt ${attempt + 1} of ${policy.maxAttempts}`;
     const seconds = (delayMs / 1000).toFixed(1);
-    this.log(`${call.method} ${call.path}: ${describeOutcome(outcome)}; retrying in ${seconds}s (${count})`);
+    this.log(
+      `${call.method} ${call.path}: ${retry.describeOutcome(outcome)}; retrying in ${seconds}s (${count})`,
+    );
     return delayMs;
   }
 
@@ -250,5 +242,5 @@ interface Call<T> extends Operation<T> {
   lastError: ApiError | ResponseValidationError | undefined;
   /** The last error status the server answered with. */
   lastAnswer: ApiError | ResponseValidationError | undefined;
-  counts: AttemptCounts;
+  counts: retry.AttemptCounts;
 }
