@@ -1,14 +1,8 @@
 import type { ApplyBudget, ServiceCommand } from "../api/options";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
-import {
-  ConvergeError,
-  describeService,
-  MIN_POLL_MS,
-  seconds,
-  type ConvergeDeps,
-  type ConvergeRequest,
-} from "./convergeTypes";
+import { ConvergeError, describeService, MIN_POLL_MS, seconds } from "./convergeTypes";
+import type { ConvergeDeps, ConvergeRequest } from "./convergeTypes";
 import { afterRead, mayPredate, sentNow } from "./lastCommand";
 import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";

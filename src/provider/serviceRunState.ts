@@ -8,14 +8,8 @@ import { pickFields, requireIdOfProperties, requireValid, type Props } from "./i
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, resourceInitError } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
-import {
-  fieldSchemas,
-  ID_FIELDS,
-  inputsOf,
-  outputsOf,
-  withDefaults,
-  type ServiceRunStateInputs,
-} from "./serviceRunStateInputs";
+import { fieldSchemas, ID_FIELDS, inputsOf, outputsOf, withDefaults } from "./serviceRunStateInputs";
+import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
 import { satisfies, targetOf } from "./stateTable";
 
 /* Create, update, read and delete of ServiceRunState. */
