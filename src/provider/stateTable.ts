@@ -7,8 +7,7 @@ export type DesiredState = "running" | "stopped";
 export type Decision =
   /** `warning` set when the state only counts as satisfied (degraded). */
   | { action: "satisfied"; warning?: string }
-  | { action: "start" }
-  | { action: "stop" }
+  | { action: "start" | "stop" }
   | { action: "wait"; reason: "transition" | "conflicting-transition" | "unknown" }
   /** No command can help: the service is gone or broken. */
   | { action: "fail"; reason: string };

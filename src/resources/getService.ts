@@ -46,8 +46,7 @@ export async function getService(args: GetServiceArgs): Promise<Service> {
   const client = apiClientFor(programStackConfig, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
   const organizationId = args.organizationId || programOrganizationId("getService");
   // The transport refuses bodies deeper than MAX_JSON_DEPTH, so Pulumi's recursive walk of the Output is safe.
-  const { service } = await client.getService(organizationId, args.serviceId);
-  return service;
+  return (await client.getService(organizationId, args.serviceId)).service;
 }
 
 /**
