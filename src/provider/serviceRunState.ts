@@ -138,10 +138,8 @@ export async function remove(id: string, props: Props): Promise<void> {
   const stop = { ...ids, state: "stopped" as const, timeoutSeconds, waitForState: true };
   const stopping = convergeTo(stop, props.lastCommand);
   try {
-    const result = await stopping;
-    consoleLog.info(
-      destroying.stopped(describeService(result.service, serviceId), result.commands.length > 0),
-    );
+    const { service, commands } = await stopping;
+    consoleLog.info(destroying.stopped(describeService(service, serviceId), commands.length > 0));
   } catch (error) {
     if (error instanceof ConvergeError && error.kind === "api" && isGone(error.cause, ["service"])) {
       consoleLog.info(destroying.serviceGone(label));
