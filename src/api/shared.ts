@@ -28,9 +28,8 @@ export interface DispatcherTimeouts {
 }
 
 function getOrMake<T>(map: Map<string, T>, key: string, make: () => T): T {
-  const found = map.get(key) ?? make();
-  map.set(key, found);
-  return found;
+  if (!map.has(key)) map.set(key, make());
+  return map.get(key)!;
 }
 
 export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {

@@ -14,18 +14,15 @@ import { satisfies, targetOf } from "./stateTable";
 
 /* Create, update, read and delete of ServiceRunState. */
 
+type ConvergeTarget = Omit<ServiceRunStateInputs, "onDestroy" | "deleteTimeoutSeconds">;
+
 /** Runs the converger, which carries on from the command `recorded` in the outputs, if any. */
-function convergeTo(
-  target: Omit<ServiceRunStateInputs, "onDestroy" | "deleteTimeoutSeconds">,
-  recorded: unknown,
-) {
+function convergeTo(target: ConvergeTarget, recorded: unknown) {
   const { organizationId, serviceId, state: desired, timeoutSeconds, waitForState } = target;
   const context = providerContext();
   const lastCommand = lastCommandFromOutputs(recorded, context.clock);
-  return converge(
-    { organizationId, serviceId, desired, timeoutMs: timeoutSeconds * 1000, waitForState, lastCommand },
-    context,
-  );
+  const timeoutMs = timeoutSeconds * 1000;
+  return converge({ organizationId, serviceId, desired, timeoutMs, waitForState, lastCommand }, context);
 }
 
 /** Converges; a failure after an accepted command, or a warehouse wait's timeout, records the resource. */

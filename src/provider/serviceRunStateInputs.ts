@@ -25,6 +25,7 @@ export const fieldSchemas = once(() => ({
 }));
 
 export const ID_FIELDS = ["organizationId", "serviceId"] as const;
+const OPTION_FIELDS = ["timeoutSeconds", "waitForState", "deleteTimeoutSeconds"];
 
 export async function check(_olds: Props, news: Props) {
   return checkInputs(news, fieldSchemas(), {
@@ -43,11 +44,9 @@ export async function diff(_id: string, olds: Props, news: Props) {
     olds.state !== news.state ||
     !satisfies(olds.observedState as string | undefined, news.state as DesiredState);
   const optionChange =
-    olds.timeoutSeconds !== news.timeoutSeconds ||
-    olds.waitForState !== news.waitForState ||
+    OPTION_FIELDS.some((k) => olds[k] !== news[k]) ||
     // State written before onDestroy existed means "leave": no update just for upgrading.
-    (olds.onDestroy ?? DEFAULT_ON_DESTROY) !== (news.onDestroy ?? DEFAULT_ON_DESTROY) ||
-    olds.deleteTimeoutSeconds !== news.deleteTimeoutSeconds;
+    (olds.onDestroy ?? DEFAULT_ON_DESTROY) !== (news.onDestroy ?? DEFAULT_ON_DESTROY);
   const changes = replaces.length > 0 || stateChange || optionChange;
   return { changes, replaces, deleteBeforeReplace: false };
 }
