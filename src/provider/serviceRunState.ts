@@ -78,9 +78,8 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
   const { client, clock, tuning } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(),
-    });
+    const deadline = readDeadline();
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, { deadline });
     const shown = service.state ?? "";
     const outputs = outputsOf(inputs, service, previous && afterRead(previous, shown));
     const kept = props.observedState;

@@ -56,8 +56,6 @@ export function warehouseBlocker(wait: WarehouseWait): string {
 /** The deadline error's account of the wait. */
 export function warehouseTimeoutNote(wait: WarehouseWait): string {
   const times = wait.refusals === 1 ? "once" : `${wait.refusals} times`;
-  return (
-    ` (${warehouseBlocker(wait)}, in the same stack or by hand; the ${wait.command} was refused ` +
-    `${times}, last: ${wait.lastAnswer})`
-  );
+  const blocker = `${warehouseBlocker(wait)}, in the same stack or by hand`;
+  return ` (${blocker}; the ${wait.command} was refused ${times}, last: ${wait.lastAnswer})`;
 }
