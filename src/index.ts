@@ -2,24 +2,10 @@
  * pulumi-dbcloud: Pulumi dynamic providers for a database cloud's management API. The emulator is
  * `pulumi-dbcloud/emulator`; the provider implementation `pulumi-dbcloud/provider`.
  */
-export {
-  ServiceRunState,
-  serviceRunStateProvider,
-  type ServiceRunStateArgs,
-  type EndpointOutput,
-  type LastCommandOutput,
-} from "./resources/serviceRunState";
-export {
-  ReversePrivateEndpointDeletion,
-  reversePrivateEndpointDeletionProvider,
-  type ReversePrivateEndpointDeletionArgs,
-} from "./resources/reversePrivateEndpointDeletion";
-export {
-  getService,
-  getServiceOutput,
-  type GetServiceArgs,
-  type GetServiceOutputArgs,
-} from "./resources/getService";
+export * from "./resources/serviceRunState";
+export * from "./resources/reversePrivateEndpointDeletion";
+export { getService, getServiceOutput } from "./resources/getService";
+export type { GetServiceArgs, GetServiceOutputArgs } from "./resources/getService";
 export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "./provider/defaults";
 export { KNOWN_STATES, type DesiredState } from "./provider/stateTable";
 
@@ -52,20 +38,7 @@ export {
 export type { RateBudget } from "./api/rateBudget";
 export { DEFAULT_RATE_LIMIT, type RateLimit } from "./api/rateLimit";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./api/retry";
-export type {
-  CloudProvider,
-  ComplianceType,
-  EndpointProtocol,
-  IpAccessListEntry,
-  OpenString,
-  ReleaseChannel,
-  Service,
-  ServiceEndpoint,
-  ServiceProfile,
-  ServiceRegion,
-  ServiceState,
-  ServiceTier,
-} from "./api/schemas";
+export type * from "./api/serviceTypes";
 export type { Clock } from "./api/clock";
 export type { DispatcherTimeouts } from "./api/shared";
 export { PACKAGE_VERSION } from "./api/version";

@@ -5,17 +5,7 @@ import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
-import {
-  countAttempt,
-  DEFAULT_RETRY_POLICY,
-  describeOutcome,
-  isRateLimited,
-  retryDelayMs,
-  serverRequestedDelayMs,
-  shouldRetry,
-  type AttemptCounts,
-  type RetryPolicy,
-} from "./retry";
+import * as retry from "./retry";
 import { serviceEnvelopeSchema, type ServiceEnvelope } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
 import { sendAttempt, type Attempt, type Operation } from "./transport";
@@ -37,9 +27,8 @@ const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePriv
 const REFUSAL = /^4\d\d$/;
 
 /**
- * The one authenticated HTTP client of the management API: three operations, typed results,
- * a shared rate budget, retries with backoff, bounded attempts and calls, and errors that never
- * carry the credentials.
+ * The one authenticated client of the management API: three typed operations, a shared rate budget,
+ * retries with backoff, bounded attempts and calls, and errors that never carry the credentials.
  */
 export class ApiClient {
   /** The base URL, checked and without a trailing slash. */
@@ -48,7 +37,7 @@ export class ApiClient {
   readonly keyId: string;
   /** Counters of this client's attempts, answers and budget waits. */
   readonly stats: ClientStats = { attempts: 0, retries: 0, outcomes: {}, budgetWaitMs: 0 };
-  private readonly retryPolicy: RetryPolicy;
+  private readonly retryPolicy: retry.RetryPolicy;
   private readonly timeouts: AttemptTimeouts;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -67,7 +56,7 @@ export class ApiClient {
     if (problems.length || !("url" in checked)) throw new ConfigurationError(problems);
     this.apiUrl = checked.url;
     this.keyId = options.keyId;
-    this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.retryPolicy = { ...retry.DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
@@ -99,9 +88,8 @@ export class ApiClient {
     command: ServiceCommand,
     options: CallOptions = {},
   ): Promise<ServiceResult> {
-    if (command !== "start" && command !== "stop") {
+    if (command !== "start" && command !== "stop")
       throw new TypeError(`command must be "start" or "stop", got ${JSON.stringify(command)}`);
-    }
     const path = `${servicePath(organizationId, serviceId)}/state`;
     return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }
@@ -125,18 +113,14 @@ export class ApiClient {
     return { apiUrl: this.apiUrl, keyId: this.keyId };
   }
 
-  private async sendForService(
-    operation: Omit<Operation<ServiceEnvelope>, "schema">,
-    options: CallOptions,
-  ): Promise<ServiceResult> {
+  private async sendForService(operation: Omit<Operation<ServiceEnvelope>, "schema">, options: CallOptions) {
     const { value, requestId } = await this.send({ schema: serviceEnvelopeSchema, ...operation }, options);
     return { service: value.result, requestId };
   }
 
   /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
   private async send<T>(operation: Operation<T>, options: CallOptions) {
-    // Each spread comes last, after keys it does not hold: V8 adds keys written after a spread
-    // one by one on its slow path.
+    // The spread comes last: V8 adds keys written after a spread one by one, on its slow path.
     const call: Call<T> = {
       options,
       url: checkedRequestUrl(this.apiUrl, operation.template, operation.path),
@@ -156,14 +140,18 @@ export class ApiClient {
 
   /** One attempt: within the command bound, after a budget slot, and before the deadline. */
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
-    const { applyBudget, deadline } = call.options;
-    if (applyBudget && applyBudget.used >= applyBudget.max) {
-      const spent = `${applyBudget.max} commands already sent in this converge`;
-      this.stop(call, ApiError, `Not sent (${call.method} ${call.path}): ${spent}`);
-    }
-    const slot = await this.takeSlot(call);
+    const { applyBudget, deadline, poll } = call.options;
+    if (applyBudget && applyBudget.used >= applyBudget.max)
+      this.stop(call, ApiError, "Not sent", `${applyBudget.max} commands already sent in this converge`);
+    // No budget, no slot; a slot past the deadline fails the call.
+    const slot = await this.budget?.take(deadline, poll).catch((error: unknown) => {
+      if (error instanceof BudgetDeadlineError) this.stop(call, ApiTimeoutError, "Timed out", error.message);
+      throw error;
+    });
+    this.stats.budgetWaitMs += slot?.waitedMs ?? 0;
     const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
-    if (remainingMs <= 0) this.outOfTime(call, "the deadline passed before the request was sent");
+    if (remainingMs <= 0)
+      this.stop(call, ApiTimeoutError, "Timed out", "the deadline passed before the request was sent");
     this.stats.attempts++;
     const result = await sendAttempt({
       authorization: this.authorization,
@@ -187,38 +175,21 @@ export class ApiClient {
     return result;
   }
 
-  /** A slot of the rate budget (none without one); a slot past the deadline fails the call. */
-  private async takeSlot(call: Call<unknown>): Promise<{ answered(): void } | undefined> {
-    if (!this.budget) return undefined;
-    const slot = await this.budget.take(call.options.deadline, call.options.poll).catch((error: unknown) => {
-      if (error instanceof BudgetDeadlineError) this.outOfTime(call, error.message);
-      throw error;
-    });
-    this.stats.budgetWaitMs += slot.waitedMs;
-    return slot;
-  }
-
   /** The wait before the next attempt after `result`; throws its error when it is not retried. */
   private retryDelayOrFail(call: Call<unknown>, result: Extract<Attempt<unknown>, { ok: false }>): number {
-    const { outcome } = result;
+    const { outcome, headers } = result;
     if (!outcome) this.fail(call, result.error);
     const now = this.clock.now();
-    // A server's date is wall-clock time: only the wall clock turns it into a wait.
-    const serverDelayMs = serverRequestedDelayMs(
-      result.headers,
-      wallNow(this.clock),
-      this.retryPolicy.maxServerDelayMs,
-    );
-    const rateLimited = isRateLimited(outcome);
-    if (rateLimited && this.budget) {
-      // Every caller shares the key: nobody sends before the server's window resets, waiters included.
-      this.budget.blockUntil(now + (serverDelayMs ?? this.retryPolicy.baseDelayMs));
-    }
-    const attempt = countAttempt(call.counts, outcome);
     const policy = this.retryPolicy;
-    const delayMs = retryDelayMs({ retry: attempt, policy, serverDelayMs, random: this.random });
+    // A server's date is wall-clock time: only the wall clock turns it into a wait.
+    const serverDelayMs = retry.serverRequestedDelayMs(headers, wallNow(this.clock), policy.maxServerDelayMs);
+    const rateLimited = retry.isRateLimited(outcome);
+    // Every caller shares the key: nobody sends before the server's window resets, waiters included.
+    if (rateLimited && this.budget) this.budget.blockUntil(now + (serverDelayMs ?? policy.baseDelayMs));
+    const attempt = retry.countAttempt(call.counts, outcome);
+    const delayMs = retry.retryDelayMs({ retry: attempt, policy, serverDelayMs, random: this.random });
     const { deadline } = call.options;
-    const retry = shouldRetry({
+    const again = retry.shouldRetry({
       method: call.method,
       path: call.template,
       outcome,
@@ -228,18 +199,19 @@ export class ApiClient {
       policy,
       remainingMs: deadline === undefined ? undefined : deadline - now,
     });
-    if (!retry) this.fail(call, result.error);
+    if (!again) this.fail(call, result.error);
     this.stats.retries++;
     const count = rateLimited ? `${attempt} rate limited` : `attempt ${attempt + 1} of ${policy.maxAttempts}`;
     const seconds = (delayMs / 1000).toFixed(1);
-    this.log(`${call.method} ${call.path}: ${describeOutcome(outcome)}; retrying in ${seconds}s (${count})`);
+    this.log(
+      `${call.method} ${call.path}: ${retry.describeOutcome(outcome)}; retrying in ${seconds}s (${count})`,
+    );
     return delayMs;
   }
 
   /**
-   * Throws `error`, marked when a change may have been applied by an earlier attempt. An error
-   * without an answer (a timeout, a lost connection) also names the server's last answer, if any:
-   * a call cut short by its deadline after a 429 says the key was rate limited.
+   * Throws `error`, marked when an earlier attempt may have applied the change. One without an answer
+   * also names the server's last answer: a call cut short after a 429 says the key was rate limited.
    */
   private fail(call: Call<unknown>, error: ApiError | ResponseValidationError): never {
     if (call.method !== "GET" && call.possiblyApplied) error.possiblyApplied = true;
@@ -249,13 +221,10 @@ export class ApiClient {
     throw error;
   }
 
-  private outOfTime(call: Call<unknown>, detail: string): never {
-    this.stop(call, ApiTimeoutError, `Timed out (${call.method} ${call.path}): ${detail}`);
-  }
-
-  /** Ends a call before an attempt: with its last attempt's error, or a new one of `ErrorClass`. */
-  private stop(call: Call<unknown>, ErrorClass: typeof ApiError, message: string): never {
+  /** Ends a call before an attempt: with its last attempt's error, or a new `ErrorClass` saying `what`. */
+  private stop(call: Call<unknown>, ErrorClass: typeof ApiError, what: string, detail: string): never {
     const { method, path } = call;
+    const message = `${what} (${method} ${path}): ${detail}`;
     this.fail(call, call.lastError ?? new ErrorClass({ status: undefined, message, method, path }));
   }
 }
@@ -264,7 +233,6 @@ function servicePath(organizationId: string, serviceId: string): string {
   return `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
 }
 
-/** One call in progress: what is sent, and what its attempts so far have shown. */
 interface Call<T> extends Operation<T> {
   options: CallOptions;
   url: string;
@@ -274,6 +242,5 @@ interface Call<T> extends Operation<T> {
   lastError: ApiError | ResponseValidationError | undefined;
   /** The last error status the server answered with. */
   lastAnswer: ApiError | ResponseValidationError | undefined;
-  /** 429s apart from every other failure. */
-  counts: AttemptCounts;
+  counts: retry.AttemptCounts;
 }

@@ -20,31 +20,26 @@ export type ApiErrorInit = Pick<ApiError, "status" | "method" | "path"> &
 /** Base class of every error of an HTTP exchange with the API; `instanceof` picks the kind. */
 export class ApiError extends DbcloudError {
   /** HTTP status, or undefined when no response arrived (connection, timeout). */
-  readonly status: number | undefined;
+  readonly status!: number | undefined;
   /** The `requestId` of the error envelope (or the X-Request-Id header), for support tickets. */
-  readonly requestId: string | undefined;
+  readonly requestId!: string | undefined;
   /** The server's own description of the problem (the envelope's `error`). */
-  readonly serverMessage: string | undefined;
+  readonly serverMessage!: string | undefined;
   /** HTTP method of the request. */
-  readonly method: string;
+  readonly method!: string;
   /** Path of the request, relative to the base URL: never contains credentials. */
-  readonly path: string;
+  readonly path!: string;
   /** An allowlist of response headers, redacted (the request's headers are never kept). */
-  readonly headers: Record<string, string>;
+  readonly headers!: Record<string, string>;
   /**
    * For PATCH and DELETE: true when some attempt got no definite answer (connection lost after
    * sending, a timeout, a 5xx, an unreadable 2xx), so the server may have applied the request.
    */
   possiblyApplied = false;
 
-  constructor(init: ApiErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.status = init.status;
-    this.requestId = init.requestId;
-    this.serverMessage = init.serverMessage;
-    this.method = init.method;
-    this.path = init.path;
-    this.headers = init.headers ?? {};
+  constructor({ message, cause, ...fields }: ApiErrorInit) {
+    super(message, cause === undefined ? undefined : { cause });
+    Object.assign(this, fields, { headers: fields.headers ?? {} });
   }
 }
 
@@ -72,17 +67,17 @@ export class ApiTimeoutError extends ApiError {}
 /** The request worked but the answer did not fit: not an ApiError, the exchange is fine, the data is not. */
 export class ResponseValidationError extends DbcloudError {
   /** HTTP status of the answer (a 2xx). */
-  readonly status: number;
+  readonly status!: number;
   /** The answer's `requestId`, redacted. */
-  readonly requestId: string | undefined;
+  readonly requestId!: string | undefined;
   /** HTTP method of the request. */
-  readonly method: string;
+  readonly method!: string;
   /** Path of the request, relative to the base URL. */
-  readonly path: string;
+  readonly path!: string;
   /** One line per problem, `<path>: <message>`. */
-  readonly issues: string[];
+  readonly issues!: string[];
   /** An allowlist of response headers, redacted. */
-  readonly headers: Record<string, string>;
+  readonly headers!: Record<string, string>;
   /** The answer was a 2xx: for PATCH and DELETE the server applied the request, most likely. */
   possiblyApplied = false;
   constructor(
@@ -93,12 +88,7 @@ export class ResponseValidationError extends DbcloudError {
       `Unexpected response to ${init.method} ${init.path} (status ${init.status}` +
       `${init.requestId ? `, requestId ${init.requestId}` : ""}): ${init.issues.join("; ")}`;
     super(message);
-    this.status = init.status;
-    this.requestId = init.requestId;
-    this.method = init.method;
-    this.path = init.path;
-    this.issues = init.issues;
-    this.headers = init.headers ?? {};
+    Object.assign(this, init, { headers: init.headers ?? {} });
   }
 }
 
@@ -112,7 +102,6 @@ export class ConfigurationError extends DbcloudError {
   }
 }
 
-/** The error class for an HTTP status. */
 export function errorClassForStatus(status: number): typeof ApiError {
   if (status === 400) return BadRequestError;
   if (status === 401) return AuthenticationError;

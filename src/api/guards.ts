@@ -34,16 +34,6 @@ function segment(name: string, value: unknown, valid: (value: unknown) => value 
 /** A `{name}` segment of an operation's template. */
 const PLACEHOLDER = /^\{[A-Za-z]+\}$/;
 
-/** Whether `path` is `template` segment for segment, with an id (uuids fit too) for each placeholder. */
-function fitsTemplate(path: string, template: string): boolean {
-  const segments = path.split("/");
-  const slots = template.split("/");
-  return (
-    segments.length === slots.length &&
-    slots.every((slot, i) => (PLACEHOLDER.test(slot) ? isEndpointId(segments[i]) : slot === segments[i]))
-  );
-}
-
 /**
  * The last line before a request leaves: the URL to send must have exactly the path built from
  * the template, unchanged by normalisation, decoding or re-encoding, and no query or fragment.
@@ -52,8 +42,14 @@ export function checkedRequestUrl(apiUrl: string, template: string, path: string
   const base = new URL(apiUrl);
   const basePath = base.pathname === "/" ? "" : base.pathname;
   const url = new URL(`${apiUrl}${path}`);
+  const [segments, slots] = [path.split("/"), template.split("/")];
+  // The template segment for segment, with an id (uuids fit too) for each placeholder.
+  const fits = slots.every((slot, i) =>
+    PLACEHOLDER.test(slot) ? isEndpointId(segments[i]) : slot === segments[i],
+  );
   if (
-    !fitsTemplate(path, template) ||
+    !fits ||
+    segments.length !== slots.length ||
     url.pathname !== `${basePath}${path}` ||
     url.search ||
     url.hash ||

@@ -44,10 +44,8 @@ const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/g;
 
 function redactForms(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text.replace(AUTHORIZATION_VALUE, `$1$2 ${REDACTED}`);
-  for (const secret of secrets) {
-    if (secret && secret.length >= MIN_SECRET_LENGTH && out.includes(secret))
-      out = out.split(secret).join(REDACTED);
-  }
+  for (const secret of secrets)
+    if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.replaceAll(secret, REDACTED);
   return out;
 }
 

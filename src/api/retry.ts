@@ -33,14 +33,12 @@ export const RETRYABLE_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 5
 /** GET and DELETE are idempotent; PATCH .../state carries a target state, so repeating it is safe too. */
 export function isRetryableRequest(method: string, path: string): boolean {
   const m = method.toUpperCase();
-  if (m === "GET" || m === "DELETE") return true;
-  return m === "PATCH" && /\/state$/.test(path);
+  return m === "GET" || m === "DELETE" || (m === "PATCH" && /\/state$/.test(path));
 }
 
 export type AttemptOutcome =
   { kind: "status"; status: number } | { kind: "connection" } | { kind: "timeout" };
 
-/** An outcome as a retry's log line names it. */
 export function describeOutcome(outcome: AttemptOutcome): string {
   if (outcome.kind === "status")
     return outcome.status === 429 ? "429 rate limited" : `status ${outcome.status}`;
@@ -48,10 +46,7 @@ export function describeOutcome(outcome: AttemptOutcome): string {
 }
 
 /** A call's attempts so far in two counts: a 429 is "wait your turn" and uses up no other attempt. */
-export interface AttemptCounts {
-  rateLimited: number;
-  other: number;
-}
+export type AttemptCounts = Record<"rateLimited" | "other", number>;
 
 /** Counts `outcome` in; returns its number in its own count, what `shouldRetry` and `retryDelayMs` take. */
 export function countAttempt(counts: AttemptCounts, outcome: AttemptOutcome): number {
@@ -63,9 +58,8 @@ export function isRateLimited(outcome: AttemptOutcome): boolean {
 }
 
 /**
- * Whether to try again after `outcome` (`attempt`: its number in its own count), never past the deadline.
- * A 429 is retried while the deadline leaves room (without one, within `maxElapsedMs`); anything else
- * stops at `maxAttempts` or `maxElapsedMs`.
+ * Whether to try again after `outcome` (`attempt`: its number in its own count), never past the deadline:
+ * a 429 while the deadline leaves room (without one, within `maxElapsedMs`), others within both bounds.
  */
 export function shouldRetry(args: {
   method: string;
@@ -92,9 +86,8 @@ export function shouldRetry(args: {
 const NUMBER = /^\d{1,16}(\.\d{1,6})?$/;
 
 /**
- * How long the server asked us to wait, in ms, capped at `maxDelayMs`: `Retry-After` (seconds
- * or an HTTP date) and `X-RateLimit-Reset`, read as delta seconds (below 1e9), epoch seconds
- * (below 1e12) or epoch milliseconds. The larger wins; undefined when neither is usable.
+ * How long the server asked us to wait, in ms, at most `maxDelayMs`: the larger of `Retry-After` (seconds or
+ * an HTTP date) and `X-RateLimit-Reset` (delta s below 1e9, epoch s below 1e12, else epoch ms), if usable.
  */
 export function serverRequestedDelayMs(
   headers: Record<string, string | undefined>,
@@ -114,14 +107,12 @@ export function serverRequestedDelayMs(
   }
   // Every other candidate is finite: at most 16 digits of seconds.
   const usable = candidates.filter((ms) => !Number.isNaN(ms));
-  if (!usable.length) return undefined;
-  return Math.min(maxDelayMs, Math.max(0, ...usable));
+  return usable.length ? Math.min(maxDelayMs, Math.max(0, ...usable)) : undefined;
 }
 
 /**
- * Delay before retry number `retry` (1 for the first; 429s counted apart), at least `MIN_RETRY_DELAY_MS`.
- * Full jitter on an exponential ceiling, unless the server named a wait: then that wait plus a little
- * jitter, so waiters released together do not hit the server in the same millisecond.
+ * Delay before retry number `retry` (1 for the first; 429s counted apart), at least `MIN_RETRY_DELAY_MS`:
+ * full jitter on an exponential ceiling, or the server's wait plus a little, so released waiters spread out.
  */
 export function retryDelayMs(args: {
   retry: number;

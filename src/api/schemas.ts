@@ -11,10 +11,7 @@ export type * from "./serviceTypes";
 /** A checked response: the value, normalised, or the problems found (`<path>: <message>` lines). */
 export type Checked<T> = { success: true; data: T } | { success: false; issues: string[] };
 
-/** What the client asks of a response schema. */
-export interface ResponseSchema<T> {
-  safeParse(value: unknown): Checked<T>;
-}
+export type ResponseSchema<T> = { safeParse(value: unknown): Checked<T> };
 
 /** More problems than this in one answer are counted, not listed (a hostile body can hold many). */
 export const MAX_ISSUES = 20;
@@ -121,10 +118,8 @@ function responseSchema<T>(schema: z.ZodType<T>): ResponseSchema<T> {
     }
     const lines = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
     const extra = lines.length - MAX_ISSUES;
-    return {
-      success: false,
-      issues: extra > 0 ? [...lines.slice(0, MAX_ISSUES), `and ${extra} more problems`] : lines,
-    };
+    const issues = extra > 0 ? [...lines.slice(0, MAX_ISSUES), `and ${extra} more problems`] : lines;
+    return { success: false, issues };
   };
   return { safeParse };
 }

@@ -5,16 +5,12 @@ import { RateBudget } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
 
 /*
- * Dispatchers and budgets are shared process-wide on globalThis, not in this module, so every copy
- * of the package loaded into one process (two installed versions, or source and build in the
- * tests) shares one budget per key: the server counts per key, not per module.
+ * Dispatchers and budgets live on globalThis, not in this module: every copy of the package in one
+ * process (two versions, or source and build in the tests) shares one budget per key, as the server counts.
  */
 const SHARED_KEY = Symbol.for("pulumi-dbcloud.shared.v1");
 
-interface Shared {
-  dispatchers: Map<string, Agent>;
-  budgets: Map<string, RateBudget>;
-}
+type Shared = { dispatchers: Map<string, Agent>; budgets: Map<string, RateBudget> };
 
 function sharedState(): Shared {
   const holder = globalThis as unknown as Record<symbol, Shared | undefined>;
@@ -32,12 +28,10 @@ export interface DispatcherTimeouts {
 }
 
 function getOrMake<T>(map: Map<string, T>, key: string, make: () => T): T {
-  const found = map.get(key) ?? make();
-  map.set(key, found);
-  return found;
+  if (!map.has(key)) map.set(key, make());
+  return map.get(key)!;
 }
 
-/** The shared keep-alive dispatcher for a set of timeouts. */
 export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
   const { connectMs, headersMs, bodyMs } = timeouts;
   return getOrMake(sharedState().dispatchers, `${connectMs}/${headersMs}/${bodyMs}`, () => {

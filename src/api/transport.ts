@@ -21,17 +21,8 @@ export const MAX_REQUEST_ID_CHARS = 100;
 /** Deepest nesting of a usable 2xx body (a Service nests 4 levels): every walk over it stays shallow. */
 export const MAX_JSON_DEPTH = 64;
 /** The only response headers an error keeps (redacted): what retries and support tickets need. */
-const KEPT_HEADERS = [
-  "content-type",
-  "date",
-  "retry-after",
-  "x-ratelimit-limit",
-  "x-ratelimit-remaining",
-  "x-ratelimit-reset",
-  "x-request-id",
-];
+const KEPT_HEADERS = /^(content-type|date|retry-after|x-ratelimit-(limit|remaining|reset)|x-request-id)$/;
 
-/** What one operation sends, and how its answer is read. */
 export interface Operation<T> {
   method: string;
   /** The path must fit this template, and the retry policy reads it. */
@@ -43,7 +34,6 @@ export interface Operation<T> {
   schema: ResponseSchema<T> | "any";
 }
 
-/** One HTTP attempt, as the client's retry loop sees it. */
 export interface AttemptRequest<T> extends Operation<T> {
   /** Already checked against the operation's template. */
   url: string;
@@ -118,9 +108,8 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
 const TIMED_OUT = new Error("the attempt's time ran out");
 
 /**
- * One request and its answer within `totalTimeoutMs`. The race fails the attempt at once even
- * while it waits for a connection; the request itself is aborted through the abort its connection
- * hands the handler, at once, or as soon as a connection takes it.
+ * One request and its answer within `totalTimeoutMs`: the race fails the attempt at once, even while
+ * it waits for a connection, and the request is aborted as soon as a connection hands over its abort.
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
   let timedOut = false;
@@ -167,7 +156,9 @@ async function receive(req: AttemptRequest<unknown>) {
   const { text, bytes } = await readCapped(response.body);
   const json = parseJson(text);
   const status = response.statusCode;
-  const requestId = pickRequestId(json, headers, req.secrets);
+  const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
+  const rawId = typeof fromBody === "string" && fromBody ? fromBody : headers["x-request-id"];
+  const requestId = rawId ? truncate(redactSecrets(rawId, req.secrets), MAX_REQUEST_ID_CHARS) : undefined;
   return { status, label: String(status), headers, text, bytes, json, requestId };
 }
 
@@ -186,9 +177,8 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; 
 type Abort = (reason: Error) => void;
 
 /**
- * `dispatcher`, handing `onStart` the request's own abort once a connection has taken it, before
- * its headers are written (`onConnect(abort)`, or `onRequestStart(controller)` in undici's newer
- * handler interface).
+ * `dispatcher`, handing `onStart` the request's abort once a connection has taken it, before its headers
+ * are written: `onConnect(abort)`, or `onRequestStart(controller)` in undici's newer handler interface.
  */
 function tracked(dispatcher: Dispatcher, onStart: (abort: Abort) => void): Dispatcher {
   const track = (handler: Dispatcher.DispatchHandler) =>
@@ -234,7 +224,7 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
 
 /** What an error names and keeps: the request, and the kept headers, redacted and truncated. */
 function where(req: AttemptRequest<unknown>, headers: Record<string, string>) {
-  const names = KEPT_HEADERS.filter((name) => headers[name] !== undefined);
+  const names = Object.keys(headers).filter((name) => KEPT_HEADERS.test(name));
   const kept = names.map((name) => [name, truncate(redactSecrets(headers[name], req.secrets), 200)]);
   return { method: req.method, path: req.path, headers: Object.fromEntries(kept) as Record<string, string> };
 }
@@ -248,17 +238,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-/**
- * Whether a parsed JSON value nests more than `max` arrays and objects deep. It never descends
- * past `max` levels, so the recursion stays as shallow as the cap whatever the body.
- */
+/** Whether parsed JSON nests more than `max` arrays and objects deep; it never recurses deeper than `max`. */
 function nestsDeeper(value: unknown, max: number): boolean {
   if (value === null || typeof value !== "object") return false;
   return max === 0 || Object.values(value).some((child) => nestsDeeper(child, max - 1));
-}
-
-function pickRequestId(json: unknown, headers: Record<string, string>, secrets: readonly string[]) {
-  const fromBody = (json as { requestId?: unknown } | undefined)?.requestId;
-  const raw = typeof fromBody === "string" && fromBody ? fromBody : headers["x-request-id"];
-  return raw ? truncate(redactSecrets(raw, secrets), MAX_REQUEST_ID_CHARS) : undefined;
 }

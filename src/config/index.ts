@@ -4,10 +4,7 @@ import { checkApiUrl, isUuid } from "../api/guards";
 import { DEFAULT_RATE_LIMIT, parseRateLimit, type RateLimit } from "../api/rateLimit";
 import { DEFAULT_RETRY_POLICY } from "../api/retry";
 
-/*
- * The `dbcloud:*` settings (stack config, then environment) and `DBCLOUD_TIME_SCALE`, read by the
- * providers and by `getService` at run time: never captured, so credentials never reach the state.
- */
+/* Read at run time by the providers and `getService`, never captured: credentials never reach the state. */
 
 /** Each setting: its stack config key and its environment variable. Stack config wins. */
 export const CONFIG_SETTINGS = {
@@ -19,6 +16,9 @@ export const CONFIG_SETTINGS = {
 } as const;
 
 export type SettingName = keyof typeof CONFIG_SETTINGS;
+/** Stack config by full key (`dbcloud:apiUrl`), and the environment. */
+type StackConfig = (key: string) => string | undefined;
+type Env = Record<string, string | undefined>;
 
 function source(name: SettingName): string {
   const s = CONFIG_SETTINGS[name];
@@ -26,20 +26,13 @@ function source(name: SettingName): string {
 }
 
 /** Reads one setting: stack config first, then environment. Empty strings count as unset. */
-export function readSetting(
-  name: SettingName,
-  stackConfig: (key: string) => string | undefined,
-  env: Record<string, string | undefined>,
-): string | undefined {
+export function readSetting(name: SettingName, stackConfig: StackConfig, env: Env): string | undefined {
   const s = CONFIG_SETTINGS[name];
   return stackConfig(s.configKey) || env[s.envVar] || undefined;
 }
 
 /** Resolves the client configuration, listing every problem at once and never echoing the secret. */
-export function resolveConfig(
-  stackConfig: (key: string) => string | undefined,
-  env: Record<string, string | undefined>,
-) {
+export function resolveConfig(stackConfig: StackConfig, env: Env) {
   const problems: string[] = [];
   const get = (name: SettingName) => readSetting(name, stackConfig, env);
   const missing = (name: SettingName, what: string, example: string) =>
@@ -47,14 +40,15 @@ export function resolveConfig(
       `Missing ${what}: set ${source(name)} ` +
         `(pulumi config set ${CONFIG_SETTINGS[name].secret ? "--secret " : ""}${CONFIG_SETTINGS[name].configKey} ${example})`,
     );
+  const invalid = (name: SettingName, what: string, why: string) =>
+    problems.push(`Invalid ${what} from ${source(name)}: ${why}`);
 
   let apiUrl: string | undefined;
   const rawUrl = get("apiUrl");
   if (rawUrl === undefined) missing("apiUrl", "API URL", "https://api.example.com");
   else {
     const checked = checkApiUrl(rawUrl);
-    if ("problems" in checked)
-      problems.push(`Invalid API URL from ${source("apiUrl")}: ${checked.problems.join("; ")}`);
+    if ("problems" in checked) invalid("apiUrl", "API URL", checked.problems.join("; "));
     else apiUrl = checked.url;
   }
 
@@ -64,11 +58,8 @@ export function resolveConfig(
   if (keySecret === undefined) missing("apiKeySecret", "API key secret", "<key secret>");
 
   const organizationId = get("organizationId");
-  if (organizationId !== undefined && !isUuid(organizationId)) {
-    problems.push(
-      `Invalid organization id from ${source("organizationId")}: ${JSON.stringify(organizationId)} is not a uuid`,
-    );
-  }
+  if (organizationId !== undefined && !isUuid(organizationId))
+    invalid("organizationId", "organization id", `${JSON.stringify(organizationId)} is not a uuid`);
 
   let rateLimit: RateLimit | false = DEFAULT_RATE_LIMIT;
   const rawLimit = get("rateLimit");
@@ -76,7 +67,7 @@ export function resolveConfig(
     try {
       rateLimit = parseRateLimit(rawLimit);
     } catch (e) {
-      problems.push(`Invalid rate limit from ${source("rateLimit")}: ${(e as Error).message}`);
+      invalid("rateLimit", "rate limit", (e as Error).message);
     }
   }
 
@@ -96,7 +87,6 @@ export function configureFromStack(request: { config: { get(key: string): unknow
   }
 }
 
-/** One stack config value as `configure` received it. */
 export function stackSetting(key: string): string | undefined {
   return stackConfig.get(key);
 }
@@ -109,10 +99,7 @@ export function defaultOrganizationId(): string | undefined {
 /** The smallest `DBCLOUD_TIME_SCALE`: a 20-minute timeout still lasts over a second. */
 export const MIN_TIME_SCALE = 0.001;
 
-/**
- * `DBCLOUD_TIME_SCALE` multiplies every wait of ours, so tests and the demo run real transitions in
- * seconds. Waits the server asks for (Retry-After) are never scaled.
- */
+/** `DBCLOUD_TIME_SCALE` scales our waits, so tests and the demo run in seconds; waits the server asks for never. */
 export function timeScale(): number {
   const raw = process.env.DBCLOUD_TIME_SCALE;
   if (raw === undefined || raw === "") return 1;
@@ -126,14 +113,11 @@ export function timeScale(): number {
 }
 
 /** The client for the settings as they are now, with retry waits scaled by `DBCLOUD_TIME_SCALE`. */
-export function apiClientFor(stackConfig: (key: string) => string | undefined, log: (line: string) => void) {
+export function apiClientFor(stackConfig: StackConfig, log: (line: string) => void) {
   const config = resolveConfig(stackConfig, process.env);
   const scale = timeScale();
   const { baseDelayMs, maxDelayMs } = DEFAULT_RETRY_POLICY;
+  const retry = { baseDelayMs: baseDelayMs * scale, maxDelayMs: maxDelayMs * scale };
   // The settings as resolved: the client ignores the organization, which is not its concern.
-  return new ApiClient({
-    ...config,
-    retry: { baseDelayMs: baseDelayMs * scale, maxDelayMs: maxDelayMs * scale },
-    log,
-  });
+  return new ApiClient({ ...config, retry, log });
 }

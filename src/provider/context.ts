@@ -1,6 +1,6 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
 import type { ApiClient } from "../api/client";
-import { MAX_TIMER_MS, systemClock, type Clock } from "../api/clock";
+import { systemClock, timerMs, type Clock } from "../api/clock";
 import { DbcloudError } from "../api/errors";
 import { apiClientFor, CONFIG_SETTINGS, stackSetting, timeScale } from "../config";
 import { DEFAULT_TUNING, scaleTuning, type ConvergeDeps } from "./convergeTypes";
@@ -9,9 +9,8 @@ import { consoleLog } from "./progress";
 
 /*
  * What a provider method needs at run time: the client and tuning of the settings as they are now,
- * and one cancellation for the whole process. The plugin's `Cancel` calls `cancelAll()`, and every
- * wait of the converger then rejects, now and later (the engine ends the plugin next). It is kept
- * on `globalThis`, so a second copy of this module shares it.
+ * and one cancellation per process (on `globalThis`, so a second copy of this module shares it): the
+ * plugin's `Cancel` calls `cancelAll()`, and every converger wait then rejects, now and later.
  */
 
 /** The error a wait rejects with once the process is cancelled. */
@@ -33,20 +32,14 @@ export function cancelAll(): void {
   controller().abort(new CancelledError());
 }
 
-/**
- * The system clock whose `sleep` rejects once the process is cancelled: the converger's. The API
- * client keeps the plain system clock, which its budget shares with other processes.
- */
+/** The converger's clock, whose `sleep` rejects once cancelled; the client's budget keeps the plain one. */
 export const cancellableClock: Clock = {
   ...systemClock,
-  sleep: async (ms) => {
-    const signal = controller().signal;
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, Number.isFinite(ms) ? ms : 0));
-    try {
-      await sleepFor(delay, undefined, { signal });
-    } catch (error) {
+  sleep: (ms) => {
+    const { signal } = controller();
+    return sleepFor(timerMs(ms), undefined, { signal }).catch((error: unknown) => {
       throw signal.aborted ? signal.reason : error;
-    }
+    });
   },
 };
 
@@ -55,10 +48,7 @@ export type ProviderContext = ConvergeDeps & { client: ApiClient };
 
 let current: { settings: string; context: ProviderContext } | undefined;
 
-/**
- * The context for the settings as they are now; kept while they stay so, so connections are
- * reused. The settings are compared as given, from both sources: resolved and checked when they change.
- */
+/** The context for the settings as given now (both sources); rebuilt, and checked, only when they change. */
 export function providerContext(): ProviderContext {
   const given = Object.values(CONFIG_SETTINGS).map((s) => [stackSetting(s.configKey), process.env[s.envVar]]);
   const settings = JSON.stringify([given, process.env.DBCLOUD_TIME_SCALE]);

@@ -1,16 +1,9 @@
 import type { ApplyBudget, ServiceCommand } from "../api/options";
 import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
 import type { Service } from "../api/schemas";
-import {
-  ConvergeError,
-  describeService,
-  MIN_POLL_MS,
-  seconds,
-  type ConvergeDeps,
-  type ConvergeRequest,
-  type ConvergeResult,
-} from "./convergeTypes";
-import { afterRead, mayPredate, sentNow, type SentCommand } from "./lastCommand";
+import { ConvergeError, describeService, MIN_POLL_MS, seconds } from "./convergeTypes";
+import type { ConvergeDeps, ConvergeRequest } from "./convergeTypes";
+import { afterRead, mayPredate, sentNow } from "./lastCommand";
 import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";
 import { warehouseRefusal, warehouseTimeoutNote, type WarehouseWait } from "./warehouse";
@@ -29,50 +22,41 @@ const POLL = Object.freeze({ likelihood: () => 0 });
  * Brings a service to the desired run state: reads it, sends start/stop only when the state table
  * says so, then polls a constant interval after each answer, with a last poll just before the deadline.
  */
-export async function converge(request: ConvergeRequest, deps: ConvergeDeps): Promise<ConvergeResult> {
-  if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0) {
+export async function converge(request: ConvergeRequest, deps: ConvergeDeps) {
+  if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0)
     throw new TypeError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
-  }
   return new Convergence(request, deps).run();
 }
 
 class Convergence {
-  private readonly started: number;
-  private readonly deadline: number;
+  constructor(
+    private readonly request: ConvergeRequest,
+    private readonly deps: ConvergeDeps,
+  ) {}
+
+  private readonly started = this.deps.clock.now();
+  private readonly deadline = this.started + this.request.timeoutMs;
   /** Early enough before the deadline that the last poll can still answer in time. */
-  private readonly lastPollAt: number;
+  private readonly lastPollAt = this.deadline - Math.min(1_000, this.request.timeoutMs * 0.05);
   private readonly commands: ServiceCommand[] = [];
-  private readonly applyBudget: ApplyBudget;
+  private readonly applyBudget: ApplyBudget = { used: 0, max: this.deps.tuning.maxCommands };
   private service: Service | undefined;
   private commandMaybeApplied = false;
   /** What the timeout's message says of commands whose answers were lost, if no other was accepted. */
   private lostAnswers = "";
   /** The last command that may have been applied, for the outputs. */
-  private recorded: SentCommand | undefined;
+  private recorded = this.request.lastCommand;
   /** The command recorded before this converge while a GET may not show it yet: such a read proves nothing. */
-  private unseen: SentCommand | undefined;
+  private unseen = this.request.lastCommand;
   private lastCommandAt = 0;
   private stateAtCommand: string | undefined;
   private movedSinceCommand = false;
   private resent = false;
   private lastStep: Step | undefined;
-  private lastProgressAt: number;
+  private lastProgressAt = this.started;
   private warehouse: WarehouseWait | undefined;
 
-  constructor(
-    private readonly request: ConvergeRequest,
-    private readonly deps: ConvergeDeps,
-  ) {
-    this.started = deps.clock.now();
-    this.lastProgressAt = this.started;
-    this.deadline = this.started + request.timeoutMs;
-    this.lastPollAt = this.deadline - Math.min(1_000, request.timeoutMs * 0.05);
-    this.applyBudget = { used: 0, max: deps.tuning.maxCommands };
-    this.recorded = request.lastCommand;
-    this.unseen = request.lastCommand;
-  }
-
-  async run(): Promise<ConvergeResult> {
+  async run() {
     let observed = await this.read();
     for (;;) {
       this.service = observed;
@@ -103,7 +87,7 @@ class Convergence {
     return step;
   }
 
-  private satisfied(observed: Service, warning: string | undefined): ConvergeResult {
+  private satisfied(observed: Service, warning: string | undefined) {
     const { clock, log } = this.deps;
     if (warning) log.warn(converging.warning(this.label(), warning));
     if (this.commands.length)
@@ -237,19 +221,15 @@ class Convergence {
       if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
       // Out of time inside the client where no further poll would fit: the converge's timeout.
       const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
-      if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service) {
+      if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service)
         return this.timedOut(error);
-      }
       return this.fail("api", (error as Error).message, error);
     }
   }
 
-  private result(shown: Service): ConvergeResult {
-    return {
-      service: shown,
-      commands: this.commands,
-      ...(this.recorded && { lastCommand: this.recorded }),
-    };
+  /** What a converge returns: the service as last shown, the commands accepted in order, the last one sent. */
+  private result(shown: Service) {
+    return { service: shown, commands: this.commands, ...(this.recorded && { lastCommand: this.recorded }) };
   }
 
   private label(): string {

@@ -1,16 +1,12 @@
 import type { Clock } from "../api/clock";
 import type { ApiClient } from "../api/client";
-import type { ServiceCommand } from "../api/options";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
 
 /* What goes into the converger and what comes out of it; the loop itself is in converge.ts. */
 
-export interface ProgressLog {
-  info(line: string): void;
-  warn(line: string): void;
-}
+export type ProgressLog = Record<"info" | "warn", (line: string) => void>;
 
 export const DEFAULT_TUNING = Object.freeze({
   /** After each answer, the next poll this much later: a constant poller. */
@@ -22,7 +18,6 @@ export const DEFAULT_TUNING = Object.freeze({
   maxCommands: 3,
 });
 
-/** The converger's waits in ms, and its bound on commands: the default's fields, any values. */
 export type ConvergeTuning = Record<keyof typeof DEFAULT_TUNING, number>;
 
 /** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */
@@ -53,13 +48,6 @@ export interface ConvergeDeps {
   clock: Clock;
   log: ProgressLog;
   tuning: Readonly<ConvergeTuning>;
-}
-
-export interface ConvergeResult {
-  service: Service;
-  /** Commands the server accepted, in order. */
-  commands: ServiceCommand[];
-  lastCommand?: SentCommand;
 }
 
 /** Converging failed; `commandAccepted` says the world changed, so the provider records the resource. */

@@ -5,18 +5,14 @@ import { defaultOrganizationId } from "../config";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
 /*
- * What the entry points accept. Properties may come from state that is old, hand-edited or written
- * by another version, so every entry point re-validates what it acts on, and checks that the
- * resource id names what the properties name: nothing invalid becomes a request.
+ * What the entry points accept. State may be old, hand-edited or written by another version, so every
+ * entry point re-validates what it acts on, and that the id names what the properties name.
  */
 
 /** The engine's placeholder for a value not known yet (preview): never rejected. */
 export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
-export interface CheckFailure {
-  property: string;
-  reason: string;
-}
+export type CheckFailure = { property: string; reason: string };
 
 /** Properties as the engine passes them: inputs, outputs or state, of any version. */
 export type Props = Record<string, unknown>;
@@ -63,13 +59,8 @@ export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = tr
 }
 
 /** Re-validation at an entry point other than check: throws, listing every problem. */
-export function requireValid(
-  what: string,
-  props: Props,
-  fields: FieldSchemas,
-  options: { allowUnknown?: boolean } = {},
-): void {
-  const failures = checkFields(props, fields, options.allowUnknown ?? false);
+export function requireValid(what: string, props: Props, fields: FieldSchemas, allowUnknown = false): void {
+  const failures = checkFields(props, fields, allowUnknown);
   if (failures.length) {
     throw new Error(
       `${what}: refusing to act on invalid properties (the stack's state may be old or edited by hand; ` +
@@ -85,9 +76,8 @@ export function pickFields(fields: FieldSchemas, names: readonly string[]): Fiel
 /** The check of both resources: configured organization and given defaults first, then every field. */
 export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) {
   const inputs: Props = { ...news };
-  for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults })) {
+  for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults }))
     if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
-  }
   const failures = checkFields(inputs, fields);
   for (const failure of failures) {
     if (failure.property === "organizationId" && inputs.organizationId === undefined) {
@@ -119,8 +109,7 @@ export function requireIdOfProperties(
   const fromId = parts.length === labels.length ? describe(parts) : `id ${shown(id)}`;
   throw new Error(
     `${operation} refused: the resource id names ${fromId}, but its properties name ${describe(values)}. ` +
-      `The state was edited, imported or written by another version; ` +
-      `nothing was sent. Make them agree (pulumi state edit), or drop the resource from the state ` +
-      `(pulumi state delete <urn>) and import it again.`,
+      `The state was edited, imported or written by another version; nothing was sent. Make them agree ` +
+      `(pulumi state edit), or drop the resource from the state (pulumi state delete <urn>) and import it again.`,
   );
 }

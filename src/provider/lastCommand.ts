@@ -3,9 +3,8 @@ import { fromWallTime, wallNow, type Clock } from "../api/clock";
 import { sentFrom } from "./stateTable";
 
 /*
- * The last start or stop sent to a service, kept in the outputs as `lastCommand`. The API is
- * eventually consistent: for a while after a command, a GET may still show the state it was sent
- * from, and such a read proves nothing (a stale `stopped` right after a start is not a stopped service).
+ * The last start or stop sent, kept in the outputs as `lastCommand`. The API is eventually consistent:
+ * right after a command, a GET may still show the state it was sent from, and such a read proves nothing.
  */
 
 /** A command the server accepted or may have applied, and when. */
@@ -40,9 +39,8 @@ export function lastCommandToOutputs(sent: SentCommand | undefined): LastCommand
 }
 
 /**
- * Reads `lastCommand` from state written by any version: anything not in the exact form written
- * here is no record. A time from the future (another machine's clock, a hand edit) counts as now.
- * A record is only ever a reason to look again, never to send anything.
+ * Reads `lastCommand` from state of any version: anything not in the exact form written here is no
+ * record, and a future time (another clock, a hand edit) is now. A record is only a reason to look again.
  */
 export function lastCommandFromOutputs(value: unknown, clock: Clock): SentCommand | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
@@ -58,12 +56,6 @@ export function afterRead(sent: SentCommand, state: string): SentCommand {
 }
 
 /** Whether a GET that showed `state` at `now` may predate `sent`: unseen, within its grace, a state it is sent from. */
-export function mayPredate(
-  state: string,
-  sent: SentCommand | undefined,
-  now: number,
-  graceMs: number,
-): boolean {
-  if (!sent || sent.seen) return false;
-  return now - sent.atMs < graceMs && sentFrom(state, sent.command);
+export function mayPredate(state: string, sent: SentCommand | undefined, now: number, graceMs: number) {
+  return !!sent && !sent.seen && now - sent.atMs < graceMs && sentFrom(state, sent.command);
 }

@@ -4,23 +4,20 @@ import { BadRequestError, NotFoundError } from "../api/errors";
 const ABOUT_THE_CALLER =
   /\b(api[ _-]?keys?|key[ _-]?ids?|keyid|secrets?|tokens?|credentials?|(?:un)?auth\w*|organi[sz]ation\w*|org[ _-]?ids?|requests?|permissions?|roles?)\b/i;
 
-const SUBJECTS: Record<"service" | "endpoint", string> = {
+const SUBJECTS = {
   service: "service(?:[ _-]?id)?",
   endpoint: "(?:reverse[ _-]?private[ _-]?)?endpoint(?:[ _-]?id)?",
 };
+type Subject = keyof typeof SUBJECTS;
 
 const BARE_NOT_FOUND = /^not[ _-]?found\W*$/i;
 
 /**
- * Whether an error means the service or endpoint itself (as `subjects` allows) is absent. A 404 or
- * 400 counts when its message says so and says nothing of the key, the organization or the
- * request; a 404 also when its message adds nothing to the status. `404 Organization not found`
- * is not gone: the endpoint may still exist.
+ * Whether an error means the service or endpoint itself (as `subjects` allows) is absent: a 404 or 400
+ * whose message says so and nothing of the key, the organization or the request, or a bare 404.
+ * `404 Organization not found` is not gone: the endpoint may still exist.
  */
-export function isGone(
-  error: unknown,
-  subjects: readonly ("service" | "endpoint")[] = ["service", "endpoint"],
-): boolean {
+export function isGone(error: unknown, subjects: readonly Subject[] = ["service", "endpoint"]): boolean {
   if (!(error instanceof NotFoundError || error instanceof BadRequestError)) return false;
   const message = error.serverMessage?.trim();
   if (!message || BARE_NOT_FOUND.test(message)) return error instanceof NotFoundError;

@@ -3,10 +3,8 @@ import { seconds, type ProgressLog } from "./convergeTypes";
 import { warehouseBlocker, type WarehouseWait } from "./warehouse";
 
 /*
- * Every progress line the providers print, worded in one place. Users read them while a command
- * runs; the tests check the ones that carry a promise (a re-send, a stale read, a service left
- * as it was). Their wording is outside mutation testing (stryker.config.mjs): error messages are
- * not here and stay in scope.
+ * Every progress line the providers print, worded in one place; the tests check those that carry a
+ * promise. Their wording is outside mutation testing (stryker.config.mjs): error messages are not here.
  */
 
 /** Progress goes to stdout, warnings to stderr: the Pulumi CLI shows both for dynamic providers. */

@@ -34,7 +34,7 @@ export async function check(_olds: Props, news: Props) {
 
 /** Any id change is a replacement (the old endpoint is deleted); a timeout change an update with no API call. */
 export async function diff(_id: string, olds: Props, news: Props) {
-  requireValid("ReversePrivateEndpointDeletion diff", news, fieldSchemas(), { allowUnknown: true });
+  requireValid("ReversePrivateEndpointDeletion diff", news, fieldSchemas(), true);
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
   const timeoutChange =
     (olds.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS) !==
@@ -42,26 +42,23 @@ export async function diff(_id: string, olds: Props, news: Props) {
   return { changes: replaces.length > 0 || timeoutChange, replaces, deleteBeforeReplace: false };
 }
 
-function inputsOf(props: Props, what: string, fields: FieldSchemas = fieldSchemas()) {
-  requireValid(`ReversePrivateEndpointDeletion ${what}`, props, fields);
-  return {
+/** The inputs, which are also the outputs; given the resource id, only when it names what they name. */
+function inputsOf(props: Props, what: string, id?: string, fields: FieldSchemas = fieldSchemas()) {
+  const operation = `ReversePrivateEndpointDeletion ${what}`;
+  requireValid(operation, props, fields);
+  const inputs = {
     organizationId: props.organizationId as string,
     serviceId: props.serviceId as string,
     reversePrivateEndpointId: props.reversePrivateEndpointId as string,
     timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_DELETE_TIMEOUT_SECONDS,
   };
+  if (id !== undefined)
+    requireIdOfProperties(operation, id, ["organization", "service", "endpoint"], idParts(inputs));
+  return inputs;
 }
-
-/** The inputs, which are also the outputs. */
-type EndpointDeletionInputs = ReturnType<typeof inputsOf>;
 
 /** The parts of the resource id, which are joined by "/": organization, service, endpoint. */
-const idParts = (inputs: EndpointDeletionInputs) => ID_FIELDS.map((field) => inputs[field]);
-
-function requireIdMatches(operation: string, id: unknown, inputs: EndpointDeletionInputs): void {
-  const labels = ["organization", "service", "endpoint"];
-  requireIdOfProperties(`ReversePrivateEndpointDeletion ${operation}`, id, labels, idParts(inputs));
-}
+const idParts = (inputs: Props) => ID_FIELDS.map((field) => inputs[field]);
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props) {
@@ -89,25 +86,20 @@ export async function create(props: Props) {
 }
 
 export async function update(id: string, _olds: Props, news: Props) {
-  const inputs = inputsOf(news, "update");
-  requireIdMatches("update", id, inputs);
-  return { outs: inputs };
+  return { outs: inputsOf(news, "update", id) };
 }
 
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const inputs = inputsOf(props, "read", pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
-  requireIdMatches("read", id, inputs);
+  const inputs = inputsOf(props, "read", id, pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
   const { client } = providerContext();
   try {
     await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline() });
     return { id, props: { ...props, timeoutSeconds: inputs.timeoutSeconds } };
   } catch (error) {
-    if (isGone(error, ["service"])) {
-      consoleLog.info(refreshing.endpointServiceGone(inputs.serviceId, inputs.reversePrivateEndpointId));
-      return { id: "", props: {} };
-    }
-    throw error;
+    if (!isGone(error, ["service"])) throw error;
+    consoleLog.info(refreshing.endpointServiceGone(inputs.serviceId, inputs.reversePrivateEndpointId));
+    return { id: "", props: {} };
   }
 }
 
@@ -116,27 +108,21 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
  * also covers a retried DELETE whose first answer was lost); any other error keeps the resource.
  */
 export async function remove(id: string, props: Props): Promise<void> {
-  const inputs = inputsOf(props, "delete");
-  requireIdMatches("delete", id, inputs);
+  const inputs = inputsOf(props, "delete", id);
+  const { organizationId, serviceId, reversePrivateEndpointId: endpointId, timeoutSeconds } = inputs;
   const { client } = providerContext();
+  const deadline = deadlineAfter(timeoutSeconds);
   try {
-    const { requestId } = await client.deleteReversePrivateEndpoint(
-      inputs.organizationId,
-      inputs.serviceId,
-      inputs.reversePrivateEndpointId,
-      { deadline: deadlineAfter(inputs.timeoutSeconds) },
-    );
-    consoleLog.info(destroying.endpointDeleted(inputs.reversePrivateEndpointId, inputs.serviceId, requestId));
+    const { requestId } = await client.deleteReversePrivateEndpoint(organizationId, serviceId, endpointId, {
+      deadline,
+    });
+    consoleLog.info(destroying.endpointDeleted(endpointId, serviceId, requestId));
   } catch (error) {
-    if (isGone(error, ["service", "endpoint"])) {
-      const why = (error as Error).message;
-      consoleLog.info(destroying.endpointAlreadyGone(inputs.reversePrivateEndpointId, inputs.serviceId, why));
-      return;
+    const why = (error as Error).message;
+    if (!isGone(error, ["service", "endpoint"])) {
+      const message = `Deleting reverse private endpoint ${endpointId} of service ${serviceId} failed: ${why}`;
+      throw new Error(message, { cause: error });
     }
-    throw new Error(
-      `Deleting reverse private endpoint ${inputs.reversePrivateEndpointId} of service ${inputs.serviceId} ` +
-        `failed: ${(error as Error).message}`,
-      { cause: error },
-    );
+    consoleLog.info(destroying.endpointAlreadyGone(endpointId, serviceId, why));
   }
 }

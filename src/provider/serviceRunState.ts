@@ -8,36 +8,24 @@ import { pickFields, requireIdOfProperties, requireValid, type Props } from "./i
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, resourceInitError } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
-import {
-  fieldSchemas,
-  ID_FIELDS,
-  inputsOf,
-  outputsOf,
-  withDefaults,
-  type ServiceRunStateInputs,
-} from "./serviceRunStateInputs";
+import { fieldSchemas, ID_FIELDS, inputsOf, outputsOf, withDefaults } from "./serviceRunStateInputs";
+import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
 import { satisfies, targetOf } from "./stateTable";
 
 /* Create, update, read and delete of ServiceRunState. */
 
+type ConvergeTarget = Omit<ServiceRunStateInputs, "onDestroy" | "deleteTimeoutSeconds">;
+
 /** Runs the converger, which carries on from the command `recorded` in the outputs, if any. */
-function convergeTo(
-  target: Omit<ServiceRunStateInputs, "onDestroy" | "deleteTimeoutSeconds">,
-  recorded: unknown,
-) {
+function convergeTo(target: ConvergeTarget, recorded: unknown) {
   const { organizationId, serviceId, state: desired, timeoutSeconds, waitForState } = target;
   const context = providerContext();
   const lastCommand = lastCommandFromOutputs(recorded, context.clock);
-  return converge(
-    { organizationId, serviceId, desired, timeoutMs: timeoutSeconds * 1000, waitForState, lastCommand },
-    context,
-  );
+  const timeoutMs = timeoutSeconds * 1000;
+  return converge({ organizationId, serviceId, desired, timeoutMs, waitForState, lastCommand }, context);
 }
 
-/**
- * Converges to the inputs. On a failure after an accepted command, or at the deadline of a wait on a
- * warehouse, records the resource with what it saw, so the next `pulumi up` carries on.
- */
+/** Converges; a failure after an accepted command, or a warehouse wait's timeout, records the resource. */
 async function convergeToOutputs(inputs: ServiceRunStateInputs, props: Props, recorded: unknown) {
   try {
     const result = await convergeTo(inputs, recorded);
@@ -75,10 +63,7 @@ export async function update(id: string, olds: Props, news: Props) {
   return { outs: await convergeToOutputs(inputs, news, olds.lastCommand) };
 }
 
-/**
- * The ids a refresh or a stop on destroy acts on (options carried over are checked where they are
- * used), the organization defaulted from config: valid ones, naming the service the resource id names.
- */
+/** The valid ids a refresh or a stop on destroy acts on (organization defaulted from config), matching `id`. */
 function requireIds(operation: string, id: string, props: Props, detail = "") {
   const ids = { organizationId: props.organizationId ?? defaultOrganizationId(), serviceId: props.serviceId };
   requireValid(`ServiceRunState ${operation}`, ids, pickFields(fieldSchemas(), ID_FIELDS));
@@ -93,9 +78,8 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
   const { client, clock, tuning } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline: readDeadline(),
-    });
+    const deadline = readDeadline();
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, { deadline });
     const shown = service.state ?? "";
     const outputs = outputsOf(inputs, service, previous && afterRead(previous, shown));
     const kept = props.observedState;
@@ -145,15 +129,13 @@ export async function remove(id: string, props: Props): Promise<void> {
   const timeoutSeconds =
     validTimeout(props.deleteTimeoutSeconds) ?? validTimeout(props.timeoutSeconds) ?? DEFAULT_TIMEOUT_SECONDS;
   const ids = requireIds("delete", id, props, ' (the stop of onDestroy: "stop")');
-  const stop = { ...ids, state: "stopped" as const, timeoutSeconds };
-  // Right after a start, a GET may still show stopped: that is no reason to call it done. Started
-  // outside the try: a configuration error (thrown at once) is not a failed stop.
-  const stopping = convergeTo({ ...stop, waitForState: true }, props.lastCommand);
+  // The last command goes along: right after a start, a stale `stopped` is no reason to call it done.
+  // Started outside the try: a configuration error (thrown at once) is not a failed stop.
+  const stop = { ...ids, state: "stopped" as const, timeoutSeconds, waitForState: true };
+  const stopping = convergeTo(stop, props.lastCommand);
   try {
-    const result = await stopping;
-    consoleLog.info(
-      destroying.stopped(describeService(result.service, serviceId), result.commands.length > 0),
-    );
+    const { service, commands } = await stopping;
+    consoleLog.info(destroying.stopped(describeService(service, serviceId), commands.length > 0));
   } catch (error) {
     if (error instanceof ConvergeError && error.kind === "api" && isGone(error.cause, ["service"])) {
       consoleLog.info(destroying.serviceGone(label));

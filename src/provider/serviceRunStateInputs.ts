@@ -3,25 +3,10 @@ import type { Service } from "../api/schemas";
 import { once } from "../api/once";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import { checkInputs, requireValid, timeoutField, uuidField, UNKNOWN_VALUE, type Props } from "./inputs";
-import { lastCommandToOutputs, type LastCommandOutput, type SentCommand } from "./lastCommand";
+import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
 import { satisfies, type DesiredState } from "./stateTable";
 
-/*
- * The inputs of ServiceRunState (their rules, their defaults, and check and diff, which act on them
- * alone) and its outputs: the inputs plus what the API showed last, never undefined (the engine
- * rejects it). Outputs no longer written (`transitionSeconds`) are dropped on each write.
- */
-
-export interface ServiceRunStateInputs {
-  organizationId: string;
-  serviceId: string;
-  state: DesiredState;
-  timeoutSeconds: number;
-  waitForState: boolean;
-  onDestroy: "leave" | "stop";
-  /** Bounds a stop on destroy; absent: `timeoutSeconds`. */
-  deleteTimeoutSeconds?: number;
-}
+/* ServiceRunState's inputs (rules, defaults, check and diff) and its outputs; no output is ever undefined. */
 
 export const fieldSchemas = once(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
@@ -40,6 +25,7 @@ export const fieldSchemas = once(() => ({
 }));
 
 export const ID_FIELDS = ["organizationId", "serviceId"] as const;
+const OPTION_FIELDS = ["timeoutSeconds", "waitForState", "deleteTimeoutSeconds"];
 
 export async function check(_olds: Props, news: Props) {
   return checkInputs(news, fieldSchemas(), {
@@ -49,46 +35,42 @@ export async function check(_olds: Props, news: Props) {
   });
 }
 
-/** Outputs no longer written (`transitionSeconds`) are not compared: state holding them shows no change. */
+/** Outputs no longer written (`transitionSeconds`) are neither compared nor kept: old state shows no change. */
 export async function diff(_id: string, olds: Props, news: Props) {
-  requireValid("ServiceRunState diff", news, fieldSchemas(), { allowUnknown: true });
+  requireValid("ServiceRunState diff", news, fieldSchemas(), true);
   const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
   const stateChange =
     news.state === UNKNOWN_VALUE ||
     olds.state !== news.state ||
     !satisfies(olds.observedState as string | undefined, news.state as DesiredState);
   const optionChange =
-    olds.timeoutSeconds !== news.timeoutSeconds ||
-    olds.waitForState !== news.waitForState ||
+    OPTION_FIELDS.some((k) => olds[k] !== news[k]) ||
     // State written before onDestroy existed means "leave": no update just for upgrading.
-    (olds.onDestroy ?? DEFAULT_ON_DESTROY) !== (news.onDestroy ?? DEFAULT_ON_DESTROY) ||
-    olds.deleteTimeoutSeconds !== news.deleteTimeoutSeconds;
-  return {
-    changes: replaces.length > 0 || stateChange || optionChange,
-    replaces,
-    deleteBeforeReplace: false,
-  };
+    (olds.onDestroy ?? DEFAULT_ON_DESTROY) !== (news.onDestroy ?? DEFAULT_ON_DESTROY);
+  const changes = replaces.length > 0 || stateChange || optionChange;
+  return { changes, replaces, deleteBeforeReplace: false };
 }
 
-export function inputsOf(props: Props, what: string): ServiceRunStateInputs {
+export function inputsOf(props: Props, what: string) {
   requireValid(`ServiceRunState ${what}`, props, fieldSchemas());
   return withDefaults(props);
 }
 
-export function withDefaults(props: Props): ServiceRunStateInputs {
-  const inputs: ServiceRunStateInputs = {
+export function withDefaults(props: Props) {
+  const deleteTimeoutSeconds = props.deleteTimeoutSeconds;
+  return {
     organizationId: props.organizationId as string,
     serviceId: props.serviceId as string,
     state: props.state as DesiredState,
     timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS,
     waitForState: (props.waitForState as boolean | undefined) ?? true,
-    onDestroy: props.onDestroy === "stop" ? "stop" : "leave",
+    onDestroy: props.onDestroy === "stop" ? ("stop" as const) : ("leave" as const),
+    // Bounds a stop on destroy (absent: `timeoutSeconds`); only when set: outputs hold no undefined.
+    ...(typeof deleteTimeoutSeconds === "number" && { deleteTimeoutSeconds }),
   };
-  // Only when set: outputs must hold no undefined.
-  if (typeof props.deleteTimeoutSeconds === "number")
-    inputs.deleteTimeoutSeconds = props.deleteTimeoutSeconds;
-  return inputs;
 }
+
+export type ServiceRunStateInputs = ReturnType<typeof withDefaults>;
 
 /** One endpoint of the service, as kept in the outputs (absent values as "" or 0). */
 export interface EndpointOutput {
@@ -102,27 +84,15 @@ export interface EndpointOutput {
   username: string | null;
 }
 
-export interface ServiceRunStateOutputs extends ServiceRunStateInputs {
-  observedState: string;
-  serviceName: string;
-  databaseVersion: string;
-  endpoints: EndpointOutput[];
-  lastCommand: LastCommandOutput;
-}
-
-/** The outputs after the API showed `service`. */
-export function outputsOf(
-  inputs: ServiceRunStateInputs,
-  service: Service,
-  lastCommand?: SentCommand,
-): ServiceRunStateOutputs {
+/** The outputs after the API showed `service`: the inputs plus what it showed (the engine rejects undefined). */
+export function outputsOf(inputs: ServiceRunStateInputs, service: Service, lastCommand?: SentCommand) {
   // Not a spread followed by new keys, which V8 adds one by one on its slow path (every read).
   return Object.assign({}, inputs, {
     lastCommand: lastCommandToOutputs(lastCommand),
     observedState: service.state ?? "",
     serviceName: service.name ?? "",
     databaseVersion: service.databaseVersion ?? "",
-    endpoints: (service.endpoints ?? []).map((endpoint) => ({
+    endpoints: (service.endpoints ?? []).map((endpoint): EndpointOutput => ({
       protocol: endpoint.protocol ?? "",
       host: endpoint.host ?? "",
       port: endpoint.port ?? 0,

@@ -7,8 +7,7 @@ export type DesiredState = "running" | "stopped";
 export type Decision =
   /** `warning` set when the state only counts as satisfied (degraded). */
   | { action: "satisfied"; warning?: string }
-  | { action: "start" }
-  | { action: "stop" }
+  | { action: "start" | "stop" }
   | { action: "wait"; reason: "transition" | "conflicting-transition" | "unknown" }
   /** No command can help: the service is gone or broken. */
   | { action: "fail"; reason: string };
@@ -16,6 +15,8 @@ export type Decision =
 const SETTLED_RUNNING = ["running", "idle"];
 const GOING_UP = ["starting", "awaking", "provisioning", "partially_running"];
 const TERMINAL = ["terminating", "terminated", "failed", "softdeleting", "softdeleted"];
+const DEGRADED_WARNING = "the service is degraded: it counts as running, but check its health";
+const TERMINAL_ADVICE = "Remove this resource from the program, or point it at another service.";
 
 /** Every state the table names; anything else is an unknown state (the API adds states). */
 export const KNOWN_STATES: readonly string[] = Object.freeze([
@@ -29,21 +30,12 @@ export const KNOWN_STATES: readonly string[] = Object.freeze([
 
 export function decide(observedState: string, desired: DesiredState): Decision {
   if (TERMINAL.includes(observedState)) {
-    return {
-      action: "fail",
-      reason:
-        `the service is ${observedState}: it cannot be made ${desired}. ` +
-        `Remove this resource from the program, or point it at another service.`,
-    };
+    const reason = `the service is ${observedState}: it cannot be made ${desired}. ${TERMINAL_ADVICE}`;
+    return { action: "fail", reason };
   }
   if (desired === "running") {
     if (SETTLED_RUNNING.includes(observedState)) return { action: "satisfied" };
-    if (observedState === "degraded") {
-      return {
-        action: "satisfied",
-        warning: "the service is degraded: it counts as running, but check its health",
-      };
-    }
+    if (observedState === "degraded") return { action: "satisfied", warning: DEGRADED_WARNING };
     if (observedState === "stopped") return { action: "start" };
     if (GOING_UP.includes(observedState)) return { action: "wait", reason: "transition" };
     if (observedState === "stopping") return { action: "wait", reason: "conflicting-transition" };

@@ -4,11 +4,9 @@ import type { Service } from "../api/schemas";
 import { isGone } from "./outcomes";
 
 /*
- * Warehouses: services that share one data set. The service refuses to stop a primary while a
- * secondary is not stopped, and may refuse a secondary's start while its primary is stopped. No
- * order of resources suits both a stop and a start, so such a refusal is a reason to wait and try
- * again. The converger knows of a warehouse only from its own service's GET, and whether the
- * refusal still holds only by sending the command again.
+ * Warehouses share one data set: a primary's stop is refused while a secondary is not stopped, and a
+ * secondary's start may be while its primary is stopped. No order of resources suits both, so such a refusal
+ * means wait and try again; only the service's GET shows a warehouse, and only a re-send that it still holds.
  */
 
 /** Statuses with a meaning of their own, never a warehouse's refusal (409 is a transition in progress). */
@@ -24,9 +22,8 @@ export interface WarehouseWait {
 }
 
 /**
- * The wait `error` starts or continues when it is a warehouse's refusal of `command`: a 4xx without
- * a meaning of its own, to a command the service's role can be refused. The status and wording are
- * not documented, so neither is looked at further.
+ * The wait `error` starts or continues if it is a warehouse's refusal of `command`: a 4xx without a
+ * meaning of its own, to a command the service's role can be refused (status and wording are undocumented).
  */
 export function warehouseRefusal(
   error: unknown,
@@ -59,8 +56,6 @@ export function warehouseBlocker(wait: WarehouseWait): string {
 /** The deadline error's account of the wait. */
 export function warehouseTimeoutNote(wait: WarehouseWait): string {
   const times = wait.refusals === 1 ? "once" : `${wait.refusals} times`;
-  return (
-    ` (${warehouseBlocker(wait)}, in the same stack or by hand; the ${wait.command} was refused ` +
-    `${times}, last: ${wait.lastAnswer})`
-  );
+  const blocker = `${warehouseBlocker(wait)}, in the same stack or by hand`;
+  return ` (${blocker}; the ${wait.command} was refused ${times}, last: ${wait.lastAnswer})`;
 }

@@ -4,9 +4,8 @@ import { apiClientFor } from "../config";
 import { programOrganizationId, programStackConfig } from "./programDefaults";
 
 /*
- * `getService` / `getServiceOutput`: the read as a Pulumi function, run in the program's process
- * with the providers' settings. The client is built per call and dropped: nothing holding the key
- * secret is kept or captured.
+ * `getService` / `getServiceOutput`: the read as a Pulumi function, in the program's process with the
+ * providers' settings; the client is built per call and dropped: nothing holding the secret is kept.
  */
 
 /** Arguments of `getService`: plain values. */
@@ -17,13 +16,8 @@ export interface GetServiceArgs {
   serviceId: string;
 }
 
-/** Arguments of `getServiceOutput`: values or Outputs (e.g. another resource's `serviceId`). */
-export interface GetServiceOutputArgs {
-  /** Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
-  organizationId?: pulumi.Input<string>;
-  /** The service (a uuid). */
-  serviceId: pulumi.Input<string>;
-}
+/** Arguments of `getServiceOutput`: those of `getService`, each a value or an Output (e.g. a resource's `serviceId`). */
+export type GetServiceOutputArgs = { [K in keyof GetServiceArgs]: pulumi.Input<GetServiceArgs[K]> };
 
 /** Names that look like a credential: the spec's `encryptionKey`, and fields the API adds later (at any depth). */
 const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
@@ -52,8 +46,7 @@ export async function getService(args: GetServiceArgs): Promise<Service> {
   const client = apiClientFor(programStackConfig, (line) => pulumi.log.info(`[dbcloud] getService: ${line}`));
   const organizationId = args.organizationId || programOrganizationId("getService");
   // The transport refuses bodies deeper than MAX_JSON_DEPTH, so Pulumi's recursive walk of the Output is safe.
-  const { service } = await client.getService(organizationId, args.serviceId);
-  return service;
+  return (await client.getService(organizationId, args.serviceId)).service;
 }
 
 /**

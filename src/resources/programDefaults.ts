@@ -32,9 +32,8 @@ export function parseDurationSeconds(text: string): number | undefined {
   const trimmed = text.trim();
   if (!/^(\d+(\.\d+)?(h|m|s|ms))+$/.test(trimmed)) return undefined;
   let seconds = 0;
-  for (const [, amount, unit] of trimmed.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) {
+  for (const [, amount, unit] of trimmed.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g))
     seconds += unit === "ms" ? Number(amount) / 1000 : Number(amount) * UNIT_SECONDS[unit];
-  }
   return seconds;
 }
 

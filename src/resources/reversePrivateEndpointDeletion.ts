@@ -44,26 +44,15 @@ export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
   /** How long the DELETE on destroy may take, in seconds. */
   declare public readonly timeoutSeconds: pulumi.Output<number>;
 
-  /**
-   * @param name The unique name of the resource in the stack.
-   * @param args The endpoint to adopt.
-   * @param opts Resource options; `protect` or `retainOnDelete` keep the endpoint.
-   */
   constructor(name: string, args: ReversePrivateEndpointDeletionArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ReversePrivateEndpointDeletion";
-    super(
-      reversePrivateEndpointDeletionProvider,
-      name,
-      {
-        organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
-        serviceId: args.serviceId,
-        reversePrivateEndpointId: args.reversePrivateEndpointId,
-        timeoutSeconds:
-          args.timeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["delete"]),
-      },
-      opts,
-      "dbcloud",
-      type,
-    );
+    const props = {
+      organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
+      serviceId: args.serviceId,
+      reversePrivateEndpointId: args.reversePrivateEndpointId,
+      timeoutSeconds:
+        args.timeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["delete"]),
+    };
+    super(reversePrivateEndpointDeletionProvider, name, props, opts, "dbcloud", type);
   }
 }

@@ -7,11 +7,10 @@ import { customTimeoutSeconds, programOrganizationId } from "./programDefaults";
 export type { EndpointOutput, LastCommandOutput };
 
 /*
- * The implementation, loaded by package name when a provider method runs, and defined in this file
- * on purpose: Pulumi captures an imported helper as its module, by reference. Serialized, each
- * method is then one line naming `pulumi-dbcloud/provider` (about 2 KB a resource in the state),
- * and destroy or refresh of an old stack runs the installed version. Captured by value instead, the
- * provider grew past 64 KB and a failed create carrying it exceeded gRPC's header limit.
+ * The implementation, loaded by package name when a method runs (defined in this file on purpose:
+ * Pulumi captures an imported helper as its module, by reference). Each serialized method is then one
+ * line naming `pulumi-dbcloud/provider` (about 2 KB a resource), and an old stack runs the installed
+ * version; captured by value, the provider grew past 64 KB and a failed create exceeded gRPC's header limit.
  */
 function lib(): typeof ProviderModule {
   return require("pulumi-dbcloud/provider");
@@ -74,35 +73,26 @@ export class ServiceRunState extends pulumi.dynamic.Resource {
   /** The last start or stop this resource sent, when, and whether a GET has shown it since. */
   declare public readonly lastCommand: pulumi.Output<LastCommandOutput>;
 
-  /**
-   * @param name The unique name of the resource in the stack.
-   * @param args The service and its desired state.
-   * @param opts Resource options; `customTimeouts` become the timeouts that are not given.
-   */
+  /** `opts.customTimeouts` stand in for the timeouts `args` leaves out. */
   constructor(name: string, args: ServiceRunStateArgs, opts?: pulumi.CustomResourceOptions) {
     const type = "ServiceRunState";
-    super(
-      serviceRunStateProvider,
-      name,
-      {
-        organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
-        serviceId: args.serviceId,
-        state: args.state,
-        timeoutSeconds:
-          args.timeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["create", "update"]),
-        waitForState: args.waitForState,
-        onDestroy: args.onDestroy,
-        deleteTimeoutSeconds:
-          args.deleteTimeoutSeconds ?? customTimeoutSeconds(type, name, opts?.customTimeouts, ["delete"]),
-        observedState: undefined,
-        serviceName: undefined,
-        databaseVersion: undefined,
-        endpoints: undefined,
-        lastCommand: undefined,
-      },
-      opts,
-      "dbcloud",
-      type,
-    );
+    const timeouts = opts?.customTimeouts;
+    const props = {
+      organizationId: args.organizationId ?? programOrganizationId(`${type} "${name}"`),
+      serviceId: args.serviceId,
+      state: args.state,
+      timeoutSeconds: args.timeoutSeconds ?? customTimeoutSeconds(type, name, timeouts, ["create", "update"]),
+      waitForState: args.waitForState,
+      onDestroy: args.onDestroy,
+      deleteTimeoutSeconds:
+        args.deleteTimeoutSeconds ?? customTimeoutSeconds(type, name, timeouts, ["delete"]),
+      // The outputs, declared so that the engine fills them in.
+      observedState: undefined,
+      serviceName: undefined,
+      databaseVersion: undefined,
+      endpoints: undefined,
+      lastCommand: undefined,
+    };
+    super(serviceRunStateProvider, name, props, opts, "dbcloud", type);
   }
 }

@@ -199,7 +199,7 @@ describe("input checks", () => {
     assert.deepEqual(checkFields(unknownTimeout, fields), []);
     assert.equal(checkFields(unknownTimeout, fields, false).length, 1);
     assert.throws(() => requireValid("X create", unknownTimeout, fields));
-    assert.doesNotThrow(() => requireValid("X diff", unknownTimeout, fields, { allowUnknown: true }));
+    assert.doesNotThrow(() => requireValid("X diff", unknownTimeout, fields, true));
   });
 
   it("requireValid lists every problem under the entry point's name", () => {
