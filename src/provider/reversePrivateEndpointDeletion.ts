@@ -119,7 +119,7 @@ export async function remove(id: string, props: Props): Promise<void> {
     consoleLog.info(destroying.endpointDeleted(endpointId, serviceId, requestId));
   } catch (error) {
     const why = (error as Error).message;
-    if (!isGone(error, ["service", "endpoint"])) {
+    if (!isGone(error)) {
       const message = `Deleting reverse private endpoint ${endpointId} of service ${serviceId} failed: ${why}`;
       throw new Error(message, { cause: error });
     }

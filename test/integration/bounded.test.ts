@@ -87,7 +87,7 @@ describe("bounded time: a call ends by its deadline, whatever the server does", 
     await client.getService(ORG, SVC);
     const { ms, error } = await elapsed(() => client.getService(ORG, SVC, { deadline: Date.now() + 2_000 }));
     assert.ok(error instanceof ApiTimeoutError, String(error));
-    assert.match(error.message, /rate budget has no slot before the deadline/);
+    assert.match(error.message, /^Timed out \(GET [^)]+\): .*rate budget has no slot before the deadline/);
     assert.ok(ms < 500, `failed after ${ms} ms instead of sleeping`);
     assert.equal(server.requests.length, 1);
   });

@@ -4,6 +4,7 @@ import * as provider from "../../src/provider";
 import { configureProvider, providerConfig } from "../helpers/providerConfig";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
 import { endpointIdOf } from "../helpers/endpointId";
+import { captureConsole } from "../helpers/captureConsole";
 
 /*
  * ReversePrivateEndpointDeletion's provider functions against the emulator over real HTTP.
@@ -220,10 +221,17 @@ describe("ReversePrivateEndpointDeletion against the emulator", function () {
       assert.deepEqual(read.props, { ...props(), timeoutSeconds: 300 });
     });
 
-    it("drops the resource when the service is gone", async () => {
+    it("drops the resource when the service is gone, and says why", async () => {
       fixture.emulator.removeService(serviceId);
-      const read = await provider.reversePrivateEndpointDeletionRead(endpointIdOf(props()), props());
+      const output = captureConsole();
+      const read = await provider
+        .reversePrivateEndpointDeletionRead(endpointIdOf(props()), props())
+        .finally(() => output.restore());
       assert.equal(read.id, "");
+      assert.ok(
+        output.stdout.some((line) => line.includes(`service ${serviceId} no longer exists`)),
+        output.stdout.join("\n"),
+      );
     });
   });
 });
