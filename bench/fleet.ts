@@ -102,7 +102,7 @@ export async function runFleet(options: {
               organizationId,
               rateLimit: `10/${windowMs}ms`,
               serviceIds: ids.slice(p * servicesPerProcess, (p + 1) * servicesPerProcess),
-              startAt,
+              startAt: startAt + p * Number(process.env.BENCH_STAGGER_MS ?? 0),
             },
             scale,
             machineFolders[p % machineFolders.length],
@@ -115,12 +115,12 @@ export async function runFleet(options: {
     const floorSeconds = Math.max(3 * n, 2 * n + transitionSeconds);
     const failed = outcomes.filter((o) => !o.ok);
     if (process.env.BENCH_DEBUG) {
-      // Each request as the process (by its services) and status, one line per server window.
+      // Each request as the process (by its services), * for a command, ! for a 429; a line a window.
       const owner = new Map<string, number>(ids.map((id, i) => [id, Math.floor(i / servicesPerProcess)]));
       const lines = new Map<number, string[]>();
       for (const r of emulator.requests) {
         const window = Math.floor((r.at - startAt) / windowMs);
-        const mark = `${owner.get(r.serviceId ?? "") ?? "?"}${r.status === 429 ? "!" : ""}`;
+        const mark = `${owner.get(r.serviceId ?? "") ?? "?"}${r.method === "PATCH" ? "*" : ""}${r.status === 429 ? "!" : ""}`;
         lines.set(window, [...(lines.get(window) ?? []), mark]);
       }
       for (const [window, marks] of lines) console.error(`window ${window}: ${marks.join(" ")}`);
