@@ -37,9 +37,11 @@ export class ApiError extends DbcloudError {
    */
   possiblyApplied = false;
 
-  constructor({ message, cause, ...fields }: ApiErrorInit) {
-    super(message, cause === undefined ? undefined : { cause });
-    Object.assign(this, fields, { headers: fields.headers ?? {} });
+  constructor(init: ApiErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    // The listed fields alone: nothing else the caller's object holds leaves on the error.
+    const { status, requestId, serverMessage, method, path, headers = {} } = init;
+    Object.assign(this, { status, requestId, serverMessage, method, path, headers });
   }
 }
 
@@ -88,7 +90,8 @@ export class ResponseValidationError extends DbcloudError {
       `Unexpected response to ${init.method} ${init.path} (status ${init.status}` +
       `${init.requestId ? `, requestId ${init.requestId}` : ""}): ${init.issues.join("; ")}`;
     super(message);
-    Object.assign(this, init, { headers: init.headers ?? {} });
+    const { status, requestId, method, path, issues, headers = {} } = init;
+    Object.assign(this, { status, requestId, method, path, issues, headers });
   }
 }
 

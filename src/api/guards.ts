@@ -44,12 +44,11 @@ export function checkedRequestUrl(apiUrl: string, template: string, path: string
   const url = new URL(`${apiUrl}${path}`);
   const [segments, slots] = [path.split("/"), template.split("/")];
   // The template segment for segment, with an id (uuids fit too) for each placeholder.
-  const fits = slots.every((slot, i) =>
-    PLACEHOLDER.test(slot) ? isEndpointId(segments[i]) : slot === segments[i],
-  );
+  const fits =
+    segments.length === slots.length &&
+    slots.every((slot, i) => (PLACEHOLDER.test(slot) ? isEndpointId(segments[i]) : slot === segments[i]));
   if (
     !fits ||
-    segments.length !== slots.length ||
     url.pathname !== `${basePath}${path}` ||
     url.search ||
     url.hash ||

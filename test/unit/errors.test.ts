@@ -60,6 +60,23 @@ describe("error messages and fields", () => {
     assert.deepEqual(error.headers, { "x-request-id": "r" });
   });
 
+  it("an error takes only its listed fields from what it is built of", () => {
+    const extra = { body: "raw answer", authorization: "Basic c2VjcmV0" };
+    const api = createApiError({ status: 500, method: "GET", path: "/v1/x", ...extra });
+    const invalid = new ResponseValidationError({
+      status: 200,
+      method: "GET",
+      path: "/v1/x",
+      issues: [],
+      ...extra,
+    });
+    for (const error of [api, invalid]) {
+      assert.equal("body" in error, false);
+      assert.equal("authorization" in error, false);
+      assert.equal(JSON.stringify(error).includes("c2VjcmV0"), false);
+    }
+  });
+
   it("only 500 and above are server errors", () => {
     assert.equal(errorClassForStatus(499), ApiError);
     assert.equal(errorClassForStatus(500), ServerError);
