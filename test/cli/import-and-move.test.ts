@@ -9,7 +9,6 @@ import {
   ORG,
   PROVIDER_ENV,
   requestsOf,
-  STAGING,
   startCliEmulator,
 } from "./helpers/fixture";
 

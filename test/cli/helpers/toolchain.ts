@@ -12,7 +12,6 @@ const BUILD_SCRIPT = join(ROOT, "tools", "pulumi", "build.sh");
 
 /** The toolchain's bin/ folder, or undefined when it is not built (nothing is built here). */
 export function cachedToolchainBin(): string | undefined {
-  if (process.env.DBCLOUD_PULUMI_BIN) return process.env.DBCLOUD_PULUMI_BIN;
   try {
     const folder = execFileSync("bash", [BUILD_SCRIPT, "--check"], { encoding: "utf8" }).trim();
     return join(folder, "bin");
@@ -20,7 +19,3 @@ export function cachedToolchainBin(): string | undefined {
     return undefined;
   }
 }
-
-/** The one line `npm test` prints when the real-engine suite cannot run. */
-export const HOW_TO_BUILD =
-  "real-engine suite skipped: the Pulumi CLI is not built; `npm run test:cli` builds it";
