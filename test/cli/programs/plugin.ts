@@ -4,6 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ANALYTICS, STAGING } from "../helpers/fixture";
 
 const TYPE = "dbcloud:index:ServiceRunState";
+class RunState extends pulumi.CustomResource {}
 const aliases = [{ type: "pulumi-nodejs:dynamic/dbcloud:ServiceRunState" }];
 const outputs = {
   observedState: undefined,
@@ -12,13 +13,8 @@ const outputs = {
   databaseVersion: undefined,
 };
 
-new pulumi.CustomResource(
-  TYPE,
-  "analytics",
-  { serviceId: ANALYTICS, state: "running", ...outputs },
-  { aliases },
-);
-new pulumi.CustomResource(
+new RunState(TYPE, "analytics", { serviceId: ANALYTICS, state: "running", ...outputs }, { aliases });
+new RunState(
   TYPE,
   "staging",
   { serviceId: STAGING, state: "stopped", ...outputs },
