@@ -54,6 +54,7 @@ describe("real engine: Ctrl-C while a start is waited out (YAML, the plugin)", f
   });
 
   it("the next up waits out that start and sends no second one", async () => {
+    emulator.setState(STAGING, "starting", { state: "running", afterMs: 2000 }); // the start, nearly done
     await stack.ok(["up", "--yes"]);
     assert.equal(emulator.service(STAGING)?.state, "running");
     assert.equal(requestsOf(emulator, "PATCH", STAGING).length, 1);

@@ -88,7 +88,7 @@ describe("real engine: customTimeouts bound the plugin's wait (YAML)", function 
   let stack: CliStack;
 
   before(async () => {
-    emulator = await startCliEmulator(20_000);
+    emulator = await startCliEmulator(60_000);
     const shortCreate = EXAMPLE.replace("create: 30m", "create: 3s");
     assert.notEqual(shortCreate, EXAMPLE);
     stack = new CliStack({ projectYaml: shortCreate, env: PROVIDER_ENV });
@@ -111,6 +111,7 @@ describe("real engine: customTimeouts bound the plugin's wait (YAML)", function 
     assert.equal(requestsOf(emulator, "PATCH", STAGING).length, 1);
 
     // The next up (its update timeout is the example's 30m) waits out the start already under way.
+    emulator.setState(STAGING, "starting", { state: "running", afterMs: 2000 }); // the start, nearly done
     await stack.ok(["up", "--yes"]);
     assert.equal(emulator.service(STAGING)?.state, "running");
     assert.equal(requestsOf(emulator, "PATCH", STAGING).length, 1, "no second start");
