@@ -139,7 +139,7 @@ class Convergence {
       if (this.answerLost(error, command, state)) return undefined;
       // What `call` lets through: a 409, or a warehouse's refusal. Nothing was applied; look again.
       if (!(error instanceof ApiError)) throw error;
-      if (error instanceof ConflictError)
+      if (error instanceof ConflictError && !this.warehouse)
         log.info(converging.refused(this.label(), command, error.serverMessage));
       return undefined;
     }
@@ -218,7 +218,7 @@ class Convergence {
         this.commandMaybeApplied = true;
         if (command) this.recorded = sentNow(command, this.deps.clock);
       }
-      if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
+      if ((command && this.waitOnWarehouse(error, command)) || error instanceof ConflictError) throw error;
       // Out of time inside the client where no further poll would fit: the converge's timeout.
       const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
       if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service)

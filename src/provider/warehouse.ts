@@ -9,8 +9,12 @@ import { isGone } from "./outcomes";
  * means wait and try again; only the service's GET shows a warehouse, and only a re-send that it still holds.
  */
 
-/** Statuses with a meaning of their own, never a warehouse's refusal (409 is a transition in progress). */
-const OWN_MEANING: readonly number[] = [401, 403, 404, 409, 429];
+/**
+ * Statuses with a meaning of their own, never a warehouse's refusal. A 409 (a transition in progress)
+ * is waited out either way; to a command a warehouse can refuse, it counts as the warehouse's, so a
+ * deadline names the warehouse whichever status the server chose.
+ */
+const OWN_MEANING: readonly number[] = [401, 403, 404, 429];
 
 export interface WarehouseWait {
   warehouseId: string;

@@ -86,23 +86,28 @@ describe("ServiceRunState on a warehouse's services", function () {
     });
   }
 
-  it("at the deadline, names the warehouse and what must happen first, and records what it saw", async () => {
-    await start();
-    const error = (await create(warehouse.primary.id, "stopped", 1).then(
-      () => assert.fail("the stop succeeded while the secondaries run"),
-      (caught: unknown) => caught,
-    )) as Error & { id?: string; properties?: Props };
-    assert.match(error.message, new RegExp(`warehouse ${warehouse.dataWarehouseId}`));
-    assert.match(error.message, /secondary services must be stopped first, in the same stack or by hand/);
-    assert.match(error.message, /the stop was refused \d+ times, last: 400 Cannot stop the primary/);
-    assert.match(error.message, /Nothing was changed: the resource is recorded/);
-    assert.equal(error.id, warehouse.primary.id);
-    assert.equal(error.properties?.observedState, "running");
-    assert.equal(error.properties?.state, "stopped");
-    assert.equal(fixture.emulator.service(warehouse.primary.id)?.state, "running");
-    const last = fixture.emulator.requests.filter((r) => r.serviceId === warehouse.primary.id).pop();
-    assert.equal(last?.method, "GET", "no re-send so late that its answer could miss the deadline");
-  });
+  for (const [status, rules] of [
+    [400, undefined],
+    [409, { primaryStop: { status: 409, message: "Conflict with the service's current state" } }],
+  ] as const) {
+    it(`at the deadline, names the warehouse and what must happen first, and records what it saw (${status})`, async () => {
+      await start(2, { rules });
+      const error = (await create(warehouse.primary.id, "stopped", 1).then(
+        () => assert.fail("the stop succeeded while the secondaries run"),
+        (caught: unknown) => caught,
+      )) as Error & { id?: string; properties?: Props };
+      assert.match(error.message, new RegExp(`warehouse ${warehouse.dataWarehouseId}`));
+      assert.match(error.message, /secondary services must be stopped first, in the same stack or by hand/);
+      assert.match(error.message, new RegExp(`the stop was refused (once|\\d+ times), last: ${status} `));
+      assert.match(error.message, /Nothing was changed: the resource is recorded/);
+      assert.equal(error.id, warehouse.primary.id);
+      assert.equal(error.properties?.observedState, "running");
+      assert.equal(error.properties?.state, "stopped");
+      assert.equal(fixture.emulator.service(warehouse.primary.id)?.state, "running");
+      const last = fixture.emulator.requests.filter((r) => r.serviceId === warehouse.primary.id).pop();
+      assert.equal(last?.method, "GET", "no re-send so late that its answer could miss the deadline");
+    });
+  }
 
   it("a secondary's start refused while its primary is stopped waits for the primary, then succeeds", async () => {
     await start(1, { rules: { secondaryStart: { status: 400, message: "primary is stopped" } } });
