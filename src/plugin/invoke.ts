@@ -1,4 +1,5 @@
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
+import { InvalidInputError, quoted } from "../api/errors";
 import {
   checkFields,
   defaultOrganizationId,
@@ -17,7 +18,7 @@ export const GET_SERVICE = "dbcloud:index:getService";
 
 export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeResponse> {
   if (request.getTok() !== GET_SERVICE)
-    throw new Error(`dbcloud: unknown function ${JSON.stringify(request.getTok())}`);
+    throw new InvalidInputError(`dbcloud: unknown function ${quoted(request.getTok())}`);
   const args = fromStruct(request.getArgs()).props;
   const ids = {
     organizationId: args.organizationId ?? defaultOrganizationId(),

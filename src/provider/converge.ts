@@ -1,5 +1,11 @@
 import type { ApplyBudget, ServiceCommand } from "../api/options";
-import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
+import {
+  ApiError,
+  ApiTimeoutError,
+  ConflictError,
+  InvalidInputError,
+  ResponseValidationError,
+} from "../api/errors";
 import type { Service } from "../api/schemas";
 import { ConvergeError, describeService, MIN_POLL_MS, seconds } from "./convergeTypes";
 import type { ConvergeDeps, ConvergeRequest } from "./convergeTypes";
@@ -24,7 +30,7 @@ const POLL = Object.freeze({ likelihood: () => 0 });
  */
 export async function converge(request: ConvergeRequest, deps: ConvergeDeps) {
   if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0)
-    throw new TypeError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
+    throw new InvalidInputError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
   return new Convergence(request, deps).run();
 }
 

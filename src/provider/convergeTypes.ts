@@ -1,4 +1,5 @@
 import type { Clock } from "../api/clock";
+import { DbcloudError } from "../api/errors";
 import type { ApiClient } from "../api/client";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
@@ -51,7 +52,7 @@ export interface ConvergeDeps {
 }
 
 /** Converging failed; `commandAccepted` says the world changed, so the provider records the resource. */
-export class ConvergeError extends Error {
+export class ConvergeError extends DbcloudError {
   readonly commandAccepted!: boolean;
   readonly service!: Service | undefined;
   readonly kind!: "timeout" | "terminal" | "flapping" | "api";
@@ -64,7 +65,6 @@ export class ConvergeError extends Error {
   ) {
     const { message, cause, ...fields } = init;
     super(message, cause === undefined ? undefined : { cause });
-    this.name = "ConvergeError";
     Object.assign(this, fields);
   }
 }
