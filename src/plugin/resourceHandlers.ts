@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { quoted } from "../api/errors";
 import { engineTimeout, kindOf, type ResourceKind } from "./resources";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct, type Props, type Unwrapped } from "./wire";
@@ -74,7 +75,11 @@ export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse>
   const response = new provpb.CheckResponse();
   response.setInputs(toStruct(result.inputs, news.secretKeys));
   for (const { property, reason } of result.failures) {
-    response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
+    // A value the program marked secret is never quoted back: the engine shows failures in clear.
+    const shown = news.secretKeys.has(property)
+      ? reason.replace(`(got ${quoted(news.props[property])})`, "(got a secret value)")
+      : reason;
+    response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(shown));
   }
   return response;
 }

@@ -87,4 +87,19 @@ describe("plugin: messages name what was given, bounded", function () {
       assert.ok(quote.length < QUOTE_BOUND, `${property}: quoted ${quote.length} characters`);
     }
   });
+
+  it("a Check failure on a value the program marked secret does not quote it", async function () {
+    const urn = urnOf(RUN_STATE, "secret");
+    const hidden = "not-a-uuid-but-a-secret-7f3a";
+    const { failures } = await calls.check(
+      urn,
+      {},
+      { serviceId: secret(hidden), state: { on: secret(hidden) } },
+    );
+    assert.deepEqual(failures.map((f) => f.property).sort(), ["serviceId", "state"]);
+    for (const { property, reason } of failures) {
+      assert.ok(!reason.includes("secret-7f3a"), `${property}: ${reason}`);
+      assert.ok(reason.endsWith("(got a secret value)"), `${property}: ${reason}`);
+    }
+  });
 });
