@@ -10,6 +10,7 @@ import {
   readDeadline,
   serviceRunStateFields,
 } from "./providerCode";
+import { checkFailure } from "./resourceHandlers";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct } from "./wire";
 
@@ -19,7 +20,8 @@ export const GET_SERVICE = "dbcloud:index:getService";
 export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeResponse> {
   if (request.getTok() !== GET_SERVICE)
     throw new InvalidInputError(`dbcloud: unknown function ${quoted(request.getTok())}`);
-  const args = fromStruct(request.getArgs()).props;
+  const given = fromStruct(request.getArgs());
+  const args = given.props;
   const ids = {
     organizationId: args.organizationId ?? defaultOrganizationId(),
     serviceId: args.serviceId,
@@ -28,9 +30,7 @@ export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeRespon
   const failures = checkFields(ids, pickFields(serviceRunStateFields(), ID_FIELDS), false);
   const response = new provpb.InvokeResponse();
   if (failures.length) {
-    for (const { property, reason } of failures) {
-      response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
-    }
+    for (const { property, reason } of failures) response.addFailures(checkFailure(property, reason, given));
     return response;
   }
   const context = providerContext();

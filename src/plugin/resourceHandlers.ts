@@ -68,19 +68,22 @@ function withTimeout(props: Props, input: string | undefined, seconds: number): 
   return input && timeout !== undefined ? { ...props, [input]: timeout } : props;
 }
 
+/** A check failure for the engine, which shows them in clear: a value marked secret is never quoted. */
+export function checkFailure(property: string, reason: string, given: Unwrapped): pb.CheckFailure {
+  const shown = given.secretKeys.has(property)
+    ? reason.replace(`(got ${quoted(given.props[property])})`, "(got a secret value)")
+    : reason;
+  return new provpb.CheckFailure().setProperty(property).setReason(shown);
+}
+
 export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse> {
   const kind = kindOf(request.getUrn(), request.getType());
   const news = incoming(request.getNews());
   const result = await kind.check(incoming(request.getOlds()).props, news.props);
   const response = new provpb.CheckResponse();
   response.setInputs(toStruct(result.inputs, news.secretKeys));
-  for (const { property, reason } of result.failures) {
-    // A value the program marked secret is never quoted back: the engine shows failures in clear.
-    const shown = news.secretKeys.has(property)
-      ? reason.replace(`(got ${quoted(news.props[property])})`, "(got a secret value)")
-      : reason;
-    response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(shown));
-  }
+  for (const { property, reason } of result.failures)
+    response.addFailures(checkFailure(property, reason, news));
   return response;
 }
 

@@ -88,7 +88,7 @@ describe("plugin: messages name what was given, bounded", function () {
     }
   });
 
-  it("a Check failure on a value the program marked secret does not quote it", async function () {
+  it("a Check or getService failure on a value the program marked secret does not quote it", async function () {
     const urn = urnOf(RUN_STATE, "secret");
     const hidden = "not-a-uuid-but-a-secret-7f3a";
     const { failures } = await calls.check(
@@ -101,5 +101,8 @@ describe("plugin: messages name what was given, bounded", function () {
       assert.ok(!reason.includes("secret-7f3a"), `${property}: ${reason}`);
       assert.ok(reason.endsWith("(got a secret value)"), `${property}: ${reason}`);
     }
+    const read = await calls.invoke("dbcloud:index:getService", { serviceId: secret(hidden) });
+    assert.deepEqual(read.failures, [{ property: "serviceId", reason: read.failures[0]?.reason }]);
+    assert.ok(read.failures[0].reason.endsWith("(got a secret value)"), read.failures[0].reason);
   });
 });
