@@ -1,5 +1,6 @@
 import type { ServiceCommand } from "../api/options";
-import { ApiError } from "../api/errors";
+import { ApiError, QUOTED_CHARS } from "../api/errors";
+import { truncate } from "../api/redact";
 import type { Service } from "../api/schemas";
 import { isGone } from "./outcomes";
 
@@ -52,9 +53,11 @@ export function warehouseRefusal(
 }
 
 export function warehouseBlocker(wait: WarehouseWait): string {
+  // The id comes from the API: a message names it, cut as quoted values are, never carries it whole.
+  const warehouse = truncate(wait.warehouseId, QUOTED_CHARS);
   return wait.role === "primary"
-    ? `it is the primary of warehouse ${wait.warehouseId}, whose secondary services must be stopped first`
-    : `it is a secondary of warehouse ${wait.warehouseId}, whose primary service must be started first`;
+    ? `it is the primary of warehouse ${warehouse}, whose secondary services must be stopped first`
+    : `it is a secondary of warehouse ${warehouse}, whose primary service must be started first`;
 }
 
 /** The deadline error's account of the wait. */

@@ -21,13 +21,16 @@ describe("ServiceRunState on a warehouse's services", function () {
   let output: CapturedConsole;
   let warehouse: WarehouseSeed;
 
-  async function start(secondaries = 2, options: { rate?: string; rules?: Partial<WarehouseRules> } = {}) {
+  async function start(
+    secondaries = 2,
+    options: { rate?: string; rules?: Partial<WarehouseRules>; name?: string } = {},
+  ) {
     fixture = await startProviderFixture({
       transitions: { starting: TRANSITION_MS, stopping: TRANSITION_MS },
       ...(options.rate && { rateLimit: { requests: 10, windowMs: 1_000 }, clientRateLimit: options.rate }),
       ...(options.rules && { warehouseRules: options.rules }),
     });
-    warehouse = warehouseSeed({ organizationId: fixture.organizationId, secondaries });
+    warehouse = warehouseSeed({ organizationId: fixture.organizationId, secondaries, name: options.name });
     for (const service of warehouse.services) fixture.emulator.addService(service);
     output = captureConsole();
   }
@@ -108,6 +111,16 @@ describe("ServiceRunState on a warehouse's services", function () {
       assert.equal(last?.method, "GET", "no re-send so late that its answer could miss the deadline");
     });
   }
+
+  it("the deadline's message names a service of any length cut", async () => {
+    await start(1, { name: "n".repeat(100_000) });
+    const error = (await create(warehouse.primary.id, "stopped", 1).then(
+      () => assert.fail("the stop succeeded while the secondary runs"),
+      (caught: unknown) => caught,
+    )) as Error;
+    assert.ok(error.message.length < 3_000, `the message is ${error.message.length} characters`);
+    assert.ok(error.message.includes(`service "${"n".repeat(120)}… (99888 more characters)"`), error.message);
+  });
 
   it("a secondary's start refused while its primary is stopped waits for the primary, then succeeds", async () => {
     await start(1, { rules: { secondaryStart: { status: 400, message: "primary is stopped" } } });

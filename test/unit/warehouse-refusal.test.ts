@@ -77,5 +77,11 @@ describe("a warehouse's refusal", () => {
         `stack or by hand; the start was refused once, last: 400 Cannot do that now (PATCH /state, requestId r-1))`,
     );
     assert.match(warehouseTimeoutNote({ ...wait, refusals: 3 }), /refused 3 times/);
+    const long = warehouseTimeoutNote({ ...wait, warehouseId: "w".repeat(100_000) });
+    assert.ok(
+      long.includes(`warehouse ${"w".repeat(120)}… (99880 more characters), whose`),
+      long.slice(0, 300),
+    );
+    assert.ok(long.length < 1_000, `the note is ${long.length} characters`);
   });
 });
