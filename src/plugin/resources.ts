@@ -67,10 +67,11 @@ function importedIds(token: string, id: string, form: string, parts: Props | und
   if (!failures.length) return parts;
   const reasons = failures.map(({ property, reason }) =>
     property === "organizationId" && parts.organizationId === undefined
-      ? "no organization: give it in the id, or set stack config dbcloud:organizationId"
+      ? "it names no organization, and none is configured: give it in the id, or set stack config " +
+        "dbcloud:organizationId or environment variable DBCLOUD_ORGANIZATION_ID"
       : reason,
   );
-  throw new InvalidInputError(`${cannot}; here ${reasons.join("; ")}`);
+  throw new InvalidInputError(`${cannot}; in this one, ${reasons.join("; ")}`);
 }
 
 /** The parts of `id` split by "/", when there are `counts` of them, none empty. */

@@ -29,7 +29,11 @@ describe("plugin: messages name what was given, bounded", function () {
   before(async function () {
     emulator = await startEmulator();
     engine = await startFakeEngine();
-    plugin = await startPlugin(binCommand(), { engine: engine.address });
+    // No organization from the environment: one test imports with none configured.
+    plugin = await startPlugin(binCommand(), {
+      engine: engine.address,
+      env: { DBCLOUD_ORGANIZATION_ID: "" },
+    });
     calls = engineCalls(plugin);
     await calls.configure({
       apiUrl: emulator.url,
@@ -104,5 +108,24 @@ describe("plugin: messages name what was given, bounded", function () {
     const read = await calls.invoke("dbcloud:index:getService", { serviceId: secret(hidden) });
     assert.deepEqual(read.failures, [{ property: "serviceId", reason: read.failures[0]?.reason }]);
     assert.ok(read.failures[0].reason.endsWith("(got a secret value)"), read.failures[0].reason);
+  });
+
+  it("an import by service id alone with no organization configured says so, not that the state is old", async function () {
+    const settings = {
+      apiUrl: emulator.url,
+      apiKeyId: emulator.keyId,
+      apiKeySecret: secret(emulator.keySecret),
+      rateLimit: "off",
+    };
+    await calls.configure(settings);
+    try {
+      const serviceId = randomUUID();
+      const message = await importFailure(RUN_STATE, serviceId);
+      assert.ok(message.startsWith(`${RUN_STATE}: cannot import "${serviceId}": `), message);
+      assert.match(message, /names no organization, and none is configured/);
+      assert.doesNotMatch(message, /refusing to act|pulumi refresh|edited by hand/, message);
+    } finally {
+      await calls.configure({ ...settings, organizationId: ORG });
+    }
   });
 });
