@@ -27,6 +27,7 @@ export {
   ConfigurationError,
   ConflictError,
   DbcloudError,
+  InvalidInputError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,

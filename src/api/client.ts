@@ -1,6 +1,13 @@
 import type { Dispatcher } from "undici";
 import { systemClock, wallNow, type Clock } from "./clock";
-import { ApiError, ApiTimeoutError, ConfigurationError, ResponseValidationError } from "./errors";
+import {
+  ApiError,
+  ApiTimeoutError,
+  ConfigurationError,
+  InvalidInputError,
+  quoted,
+  ResponseValidationError,
+} from "./errors";
 import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
@@ -89,7 +96,7 @@ export class ApiClient {
     options: CallOptions = {},
   ): Promise<ServiceResult> {
     if (command !== "start" && command !== "stop")
-      throw new TypeError(`command must be "start" or "stop", got ${JSON.stringify(command)}`);
+      throw new InvalidInputError(`command must be "start" or "stop", got ${quoted(command)}`);
     const path = `${servicePath(organizationId, serviceId)}/state`;
     return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { quoted } from "../api/errors";
 import { engineTimeout, kindOf, type ResourceKind } from "./resources";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct, type Props, type Unwrapped } from "./wire";
@@ -67,15 +68,22 @@ function withTimeout(props: Props, input: string | undefined, seconds: number): 
   return input && timeout !== undefined ? { ...props, [input]: timeout } : props;
 }
 
+/** A check failure for the engine, which shows them in clear: a value marked secret is never quoted. */
+export function checkFailure(property: string, reason: string, given: Unwrapped): pb.CheckFailure {
+  const shown = given.secretKeys.has(property)
+    ? reason.replace(`(got ${quoted(given.props[property])})`, "(got a secret value)")
+    : reason;
+  return new provpb.CheckFailure().setProperty(property).setReason(shown);
+}
+
 export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse> {
   const kind = kindOf(request.getUrn(), request.getType());
   const news = incoming(request.getNews());
   const result = await kind.check(incoming(request.getOlds()).props, news.props);
   const response = new provpb.CheckResponse();
   response.setInputs(toStruct(result.inputs, news.secretKeys));
-  for (const { property, reason } of result.failures) {
-    response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
-  }
+  for (const { property, reason } of result.failures)
+    response.addFailures(checkFailure(property, reason, news));
   return response;
 }
 

@@ -1,5 +1,11 @@
 import type { ApplyBudget, ServiceCommand } from "../api/options";
-import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
+import {
+  ApiError,
+  ApiTimeoutError,
+  ConflictError,
+  InvalidInputError,
+  ResponseValidationError,
+} from "../api/errors";
 import type { Service } from "../api/schemas";
 import { ConvergeError, describeService, MIN_POLL_MS, seconds } from "./convergeTypes";
 import type { ConvergeDeps, ConvergeRequest } from "./convergeTypes";
@@ -24,7 +30,7 @@ const POLL = Object.freeze({ likelihood: () => 0 });
  */
 export async function converge(request: ConvergeRequest, deps: ConvergeDeps) {
   if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0)
-    throw new TypeError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
+    throw new InvalidInputError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
   return new Convergence(request, deps).run();
 }
 
@@ -139,7 +145,7 @@ class Convergence {
       if (this.answerLost(error, command, state)) return undefined;
       // What `call` lets through: a 409, or a warehouse's refusal. Nothing was applied; look again.
       if (!(error instanceof ApiError)) throw error;
-      if (error instanceof ConflictError)
+      if (error instanceof ConflictError && !this.warehouse)
         log.info(converging.refused(this.label(), command, error.serverMessage));
       return undefined;
     }
@@ -218,7 +224,7 @@ class Convergence {
         this.commandMaybeApplied = true;
         if (command) this.recorded = sentNow(command, this.deps.clock);
       }
-      if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
+      if ((command && this.waitOnWarehouse(error, command)) || error instanceof ConflictError) throw error;
       // Out of time inside the client where no further poll would fit: the converge's timeout.
       const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
       if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service)

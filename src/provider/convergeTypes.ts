@@ -1,4 +1,5 @@
 import type { Clock } from "../api/clock";
+import { DbcloudError, quoted } from "../api/errors";
 import type { ApiClient } from "../api/client";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
@@ -51,7 +52,7 @@ export interface ConvergeDeps {
 }
 
 /** Converging failed; `commandAccepted` says the world changed, so the provider records the resource. */
-export class ConvergeError extends Error {
+export class ConvergeError extends DbcloudError {
   readonly commandAccepted!: boolean;
   readonly service!: Service | undefined;
   readonly kind!: "timeout" | "terminal" | "flapping" | "api";
@@ -64,7 +65,6 @@ export class ConvergeError extends Error {
   ) {
     const { message, cause, ...fields } = init;
     super(message, cause === undefined ? undefined : { cause });
-    this.name = "ConvergeError";
     Object.assign(this, fields);
   }
 }
@@ -72,7 +72,7 @@ export class ConvergeError extends Error {
 /** `service "analytics" (3f2a1c9e…)`, or the id alone when the name is unknown. */
 export function describeService(service: Service | undefined, serviceId: string): string {
   const short = `${serviceId.slice(0, 8)}…`;
-  return service?.name ? `service "${service.name}" (${short})` : `service ${short}`;
+  return service?.name ? `service ${quoted(service.name)} (${short})` : `service ${short}`;
 }
 
 /** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */

@@ -14,7 +14,7 @@ import {
   type Props,
   requireIdOfProperties,
 } from "./inputs";
-import { isGone } from "./outcomes";
+import { isGone, ResourceOperationError } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
 
 /* The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
@@ -68,16 +68,18 @@ export async function create(props: Props) {
     await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline() });
   } catch (error) {
     if (isGone(error, ["service"])) {
-      throw new Error(
+      throw new ResourceOperationError(
         `Service ${inputs.serviceId} was not found in organization ${inputs.organizationId}: ` +
           `check serviceId and organizationId. (${(error as Error).message})`,
+        { cause: error },
       );
     }
     if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) {
-      throw new Error(
+      throw new ResourceOperationError(
         `The API key was refused while reading service ${inputs.serviceId}: check dbcloud:apiKeyId / ` +
           `DBCLOUD_API_KEY_ID and dbcloud:apiKeySecret / DBCLOUD_API_KEY_SECRET, and the key's role. ` +
           `(${(error as Error).message})`,
+        { cause: error },
       );
     }
     throw error;
@@ -121,7 +123,7 @@ export async function remove(id: string, props: Props): Promise<void> {
     const why = (error as Error).message;
     if (!isGone(error)) {
       const message = `Deleting reverse private endpoint ${endpointId} of service ${serviceId} failed: ${why}`;
-      throw new Error(message, { cause: error });
+      throw new ResourceOperationError(message, { cause: error });
     }
     consoleLog.info(destroying.endpointAlreadyGone(endpointId, serviceId, why));
   }

@@ -49,6 +49,7 @@ describe("public surface", () => {
       "DEFAULT_TIMEOUTS",
       "DEFAULT_TIMEOUT_SECONDS",
       "DbcloudError",
+      "InvalidInputError",
       "KNOWN_STATES",
       "MAX_TIMEOUT_SECONDS",
       "NotFoundError",
