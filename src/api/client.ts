@@ -108,7 +108,10 @@ export class ApiClient {
     reversePrivateEndpointId: string,
     options: CallOptions = {},
   ): Promise<{ requestId: string | undefined }> {
-    const endpointId = endpointSegment("reversePrivateEndpointId", known("reversePrivateEndpointId", reversePrivateEndpointId));
+    const endpointId = endpointSegment(
+      "reversePrivateEndpointId",
+      known("reversePrivateEndpointId", reversePrivateEndpointId),
+    );
     const path = `${servicePath(organizationId, serviceId)}/pipesReversePrivateEndpoints/${endpointId}`;
     const operation = { method: "DELETE", template: ENDPOINT_PATH, path, schema: "any" as const };
     const { requestId } = await this.send(operation, options);
@@ -240,7 +243,10 @@ export class ApiClient {
   private cancelled(call: Call<unknown>, signal: AbortSignal): never {
     const { method, path } = call;
     const message = `Cancelled (${method} ${path}): ${cancelledDetail(signal)}`;
-    this.fail(call, new ApiCancelledError({ status: undefined, message, method, path, cause: signal.reason }));
+    this.fail(
+      call,
+      new ApiCancelledError({ status: undefined, message, method, path, cause: signal.reason }),
+    );
   }
 
   /** Ends a call before an attempt: with its last attempt's error, or a new `ErrorClass` saying `what`. */
@@ -260,7 +266,9 @@ const NOT_YET_KNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 /** `value`, unless it is the placeholder of a value not known yet: then nothing is sent. */
 function known(name: string, value: string): string {
   if (value === NOT_YET_KNOWN)
-    throw new TypeError(`${name} is not known yet (${NOT_YET_KNOWN} is the placeholder of a value computed later)`);
+    throw new TypeError(
+      `${name} is not known yet (${NOT_YET_KNOWN} is the placeholder of a value computed later)`,
+    );
   return value;
 }
 

@@ -69,7 +69,9 @@ export class RateBudget {
     signal?: AbortSignal,
   ): Promise<{ waitedMs: number; answered(): void }> {
     const started = this.clock.now();
-    const at = poll ? await this.acquirePoll(deadline, poll, signal) : await this.acquireSlot(deadline, signal);
+    const at = poll
+      ? await this.acquirePoll(deadline, poll, signal)
+      : await this.acquireSlot(deadline, signal);
     return {
       waitedMs: at - started,
       answered: () => {

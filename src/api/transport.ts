@@ -217,7 +217,13 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
   if (cause === CANCELLED && req.signal) {
     // No outcome: a cancelled attempt is never retried.
     const message = `Cancelled (${method} ${path}): ${cancelledDetail(req.signal)}`;
-    const error = new ApiCancelledError({ status: undefined, message, method, path, cause: req.signal.reason });
+    const error = new ApiCancelledError({
+      status: undefined,
+      message,
+      method,
+      path,
+      cause: req.signal.reason,
+    });
     return { ok: false, error, sent, headers: {}, label: "cancelled" };
   }
   const aborted = cause === TIMED_OUT;

@@ -182,8 +182,8 @@ class Convergence {
       this.lastProgressAt = now;
       log.info(converging.waiting(this.label(), state, this.request.desired, now - this.started));
     }
-    await sleepUnlessAborted(clock, this.waitBeforePoll(state, now), this.deps.signal).catch((error: unknown) =>
-      this.deps.signal?.aborted ? this.cancelled(error) : Promise.reject(error),
+    await sleepUnlessAborted(clock, this.waitBeforePoll(state, now), this.deps.signal).catch(
+      (error: unknown) => (this.deps.signal?.aborted ? this.cancelled(error) : Promise.reject(error)),
     );
     const observed = await this.read(POLL);
     if ((this.commands.length || this.commandMaybeApplied) && observed.state !== this.stateAtCommand)
@@ -261,9 +261,16 @@ class Convergence {
   /** The cancellation's error: what it waited for, what it sent or may have, and what it saw last. */
   private cancelled(cause: unknown): never {
     const { clock, signal } = this.deps;
-    const lost = this.recorded && this.commandMaybeApplied ? ` after a ${this.recorded.command} whose answer never came` : "";
-    const sent = this.commands.length ? ` after sending ${this.commands.join(", then ")}` : this.lostAnswers || lost;
-    const seen = this.service ? `: it was ${this.service.state || "in no reported state"} when last seen` : "";
+    const lost =
+      this.recorded && this.commandMaybeApplied
+        ? ` after a ${this.recorded.command} whose answer never came`
+        : "";
+    const sent = this.commands.length
+      ? ` after sending ${this.commands.join(", then ")}`
+      : this.lostAnswers || lost;
+    const seen = this.service
+      ? `: it was ${this.service.state || "in no reported state"} when last seen`
+      : "";
     const message =
       `Cancelled after ${seconds(clock.now() - this.started)} waiting for ${this.label()} to be ` +
       `${this.request.desired}${sent}${seen} (${cancelledDetail(signal!)}).`;

@@ -79,7 +79,10 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
     const deadline = readDeadline();
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, { deadline, signal });
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
+      deadline,
+      signal,
+    });
     const shown = service.state ?? "";
     const outputs = outputsOf(inputs, service, previous && afterRead(previous, shown));
     const kept = props.observedState;
