@@ -1,5 +1,6 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { systemClock, timerMs, type Clock } from "./clock";
+import { truncate } from "./redact";
 
 /*
  * Waits that end when a signal aborts: a cancelled call stops sleeping at once, whatever clock it
@@ -37,8 +38,9 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
   });
 }
 
-/** Why a call was cancelled, for an error's text: the reason's message, without a second "Cancelled:". */
+/** Why a call was cancelled, for an error's text: the reason's message, cut, without a second "Cancelled:". */
 export function cancelledDetail(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
-  return (reason instanceof Error ? reason.message : String(reason)).replace(/^Cancelled:\s*/, "");
+  const text = reason instanceof Error ? reason.message : String(reason);
+  return truncate(text.replace(/^Cancelled:\s*/, ""), 200);
 }

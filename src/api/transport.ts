@@ -119,6 +119,8 @@ const CANCELLED = new Error("the caller cancelled the attempt");
  * as a connection hands over its abort.
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
+  // Cancelled before it started: not even a connection is opened.
+  if (req.signal?.aborted) throw CANCELLED;
   let endedBy: Error | undefined;
   let abortRequest: Abort | undefined;
   const onStart = (abort: Abort) => {
