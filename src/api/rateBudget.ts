@@ -1,4 +1,4 @@
-import { sleepUnlessAborted } from "./abort";
+import { sleepUnlessAborted, untilAborted } from "./abort";
 import { learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
 import type { Clock } from "./clock";
 import {
@@ -211,23 +211,18 @@ export class RateBudget {
     const now = this.clock.now();
     const at = this.nextGrantAt(now);
     if (deadline !== undefined && at > deadline) return Promise.reject(new BudgetDeadlineError(at, deadline));
-    return new Promise((resolve, reject) => {
-      const waiter: PollWaiter = { since: now, deadline, hint, resolve, reject };
-      if (signal) {
-        // An aborted poll leaves the queue at once; one granted or failed stops listening.
-        const onAbort = () => {
-          const index = this.polls.indexOf(waiter);
-          if (index >= 0) this.polls.splice(index, 1);
-          reject(signal.reason as Error);
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-        const done = () => signal.removeEventListener("abort", onAbort);
-        waiter.resolve = (grantedAt) => (done(), resolve(grantedAt));
-        waiter.reject = (error) => (done(), reject(error));
-      }
-      this.polls.push(waiter);
+    let waiter: PollWaiter | undefined;
+    const queued = new Promise<number>((resolve, reject) => {
+      this.polls.push((waiter = { since: now, deadline, hint, resolve, reject }));
       this.drain();
     });
+    // An aborted poll leaves the queue at once (one granted or failed has left it already).
+    return !signal
+      ? queued
+      : untilAborted(queued, signal).catch((error: unknown) => {
+          this.polls = this.polls.filter((w) => w !== waiter);
+          throw error;
+        });
   }
 
   /** Grants free slots to the waiting polls, most likely done first; then sleeps until the next chance. */

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { ApiClient } from "../api/client";
 import { systemClock } from "../api/clock";
 import { DbcloudError } from "../api/errors";
@@ -24,7 +25,11 @@ const KEY = Symbol.for("pulumi-dbcloud.cancellation");
 
 function controller(): AbortController {
   const holder = globalThis as { [KEY]?: AbortController };
-  return (holder[KEY] ??= new AbortController());
+  if (holder[KEY]) return holder[KEY];
+  const made = new AbortController();
+  // Every wait in flight listens (fifty resources, several each), and each stops when it ends: no leak to warn of.
+  setMaxListeners(Infinity, made.signal);
+  return (holder[KEY] = made);
 }
 
 /** Ends every wait in flight and every later one. */

@@ -4,9 +4,13 @@ import { ApiClient } from "../../src/api/client";
 import { systemClock } from "../../src/api/clock";
 import { ApiCancelledError } from "../../src/api/errors";
 import { RateBudget } from "../../src/api/rateBudget";
+import { providerContext } from "../../src/provider/context";
 import { converge, ConvergeError, DEFAULT_TUNING } from "../../src/provider/converge";
 import { startEmulator, type Emulator, type RequestLogEntry } from "../../src/emulator";
-import { failureOf } from "../helpers/apiClient";
+import type { ServerResponse } from "node:http";
+import { failureOf, serviceBody, TEST_KEY } from "../helpers/apiClient";
+import { startHostileServer } from "../helpers/hostileServer";
+import { configureProvider, providerConfig } from "../helpers/providerConfig";
 
 /*
  * One signal ends every wait of a call, against the emulator over HTTP: a request the server holds
@@ -16,6 +20,7 @@ import { failureOf } from "../helpers/apiClient";
  * deadline short enough to end these waits: only the signal can, before the test's timeout.
  */
 
+const keyOf = (key: typeof TEST_KEY) => ({ keyId: key.keyId, keySecret: key.keySecret });
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const HOUR = 3_600_000;
 
@@ -74,12 +79,12 @@ describe("cancellation: one signal ends every wait", function () {
     emulator.injectFault({ route: "getService", status: 503 });
     const controller = new AbortController();
     const retryLater = { baseDelayMs: 60_000, maxDelayMs: 60_000 };
-    const getting = failureOf(
-      client({ retry: retryLater, random: () => 0.99 }).getService(organizationId, serviceId, {
-        signal: controller.signal,
-      }),
-    );
-    await logged(serviceId, (r) => r.status === 503);
+    // The client logs its retry just before it sleeps: then, and only then, it is asleep.
+    const lines: string[] = [];
+    const api = client({ retry: retryLater, random: () => 0.99, log: (line) => lines.push(line) });
+    const getting = failureOf(api.getService(organizationId, serviceId, { signal: controller.signal }));
+    while (!lines.some((line) => /retrying in/.test(line)))
+      await new Promise((resolve) => setTimeout(resolve, 10));
     controller.abort();
     const error = await getting;
     assert.ok(error instanceof ApiCancelledError, String(error));
@@ -136,6 +141,33 @@ describe("cancellation: one signal ends every wait", function () {
       /^Cancelled after .* after sending start: it was starting when last seen \(the engine asked\)/,
     );
     assert.equal(requestsOf(serviceId).length, 2, "the GET and the PATCH, nothing after");
+  });
+
+  it("the process's cancellation: many waits listen to it at once without a leak warning", async () => {
+    // A server that answers only once all twelve reads are in flight, each listening to the signal.
+    const held: ServerResponse[] = [];
+    const server = await startHostileServer((req, res) => {
+      held.push(res);
+      if (held.length === 12) for (const waiting of held) waiting.end(serviceBody(randomUUID()));
+    });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      await configureProvider(providerConfig({ url: server.url, ...keyOf(TEST_KEY) }, { rateLimit: "off" }));
+      // Not aborted here: it is the whole process's, which other tests share.
+      const { client: api, signal } = providerContext();
+      assert.ok(signal instanceof AbortSignal, "the process's cancellation reaches the client's calls");
+      const reads = Array.from({ length: 12 }, () =>
+        api.getService(organizationId, randomUUID(), { signal }),
+      );
+      await Promise.all(reads);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+      await server.close();
+    }
+    assert.deepEqual(warnings, []);
   });
 
   it("the placeholder of a value not known yet is never sent as an id", async () => {

@@ -137,7 +137,9 @@ describe("plugin: Cancel ends every wait and records what may have been applied"
     const { serviceId, urn, inputs } = await stoppedService(calls, "retrying");
     emulator.injectFault({ route: "getService", status: 429, retryAfterSeconds: 60 });
     const creating = failureOf(calls.create(urn, inputs));
-    await logged(serviceId, (r) => r.status === 429);
+    // The plugin logs its retry just before it sleeps: then, and only then, it is asleep.
+    while (!engine.lines.some((line) => line.message.includes("retrying in")))
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await cancel();
     const failed = await creating;
     assert.match(failed.message, /^Cancelled/);
