@@ -146,7 +146,7 @@ describe("cancellation: one signal ends every wait", function () {
   it("the process's cancellation: many waits listen to it at once without a leak warning", async () => {
     // A server that answers only once all twelve reads are in flight, each listening to the signal.
     const held: ServerResponse[] = [];
-    const server = await startHostileServer((req, res) => {
+    const server = await startHostileServer((_req, res) => {
       held.push(res);
       if (held.length === 12) for (const waiting of held) waiting.end(serviceBody(randomUUID()));
     });
