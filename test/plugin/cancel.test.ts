@@ -79,23 +79,39 @@ describe("plugin: Cancel ends every wait and records what may have been applied"
       (error: PluginCallError) => error,
     );
 
-  it("a start the server applied and holds open: Cancel aborts it, and the create is recorded from the last GET", async function () {
+  it("a start and a stop the server applied and holds open: one Cancel aborts both, and the create and the update are recorded from the last GET", async function () {
     const { calls, cancel } = await freshPlugin();
-    const { serviceId, urn, inputs } = await stoppedService(calls, "held-open");
-    emulator.injectFault({ route: "changeState", stall: "after" });
-    const creating = failureOf(calls.create(urn, inputs));
-    await logged(serviceId, (r) => r.method === "PATCH" && r.status === "stalled");
+    const created = await stoppedService(calls, "held-open");
+    const updatedId = randomUUID();
+    emulator.addService({ organizationId: ORG, id: updatedId, name: "held-open-stop", state: "running" });
+    const updatedUrn = urnOf(RUN_STATE, "held-open-stop");
+    const olds = (await calls.check(updatedUrn, {}, { serviceId: updatedId, state: "running" })).inputs;
+    const news = (await calls.check(updatedUrn, olds, { serviceId: updatedId, state: "stopped" })).inputs;
+    emulator.injectFault({ route: "changeState", stall: "after", times: 2 });
+    const creating = failureOf(calls.create(created.urn, created.inputs));
+    const updating = failureOf(
+      calls.update(updatedId, updatedUrn, { ...olds, observedState: "running" }, news),
+    );
+    for (const serviceId of [created.serviceId, updatedId])
+      await logged(serviceId, (r) => r.method === "PATCH" && r.status === "stalled");
     await cancel();
-    const failed = await creating;
 
-    assert.match(failed.message, /^Cancelled after .* waiting for service "held-open" .* to be running/);
-    assert.match(failed.message, /the resource is recorded/);
-    const recorded = failed.initFailure;
-    assert.ok(recorded, "ErrorResourceInitFailed: the start may have been applied");
-    assert.equal(recorded.id, serviceId);
-    assert.equal(recorded.properties.observedState, "stopped", "what the last GET showed");
-    assert.equal((recorded.properties.lastCommand as { command: string }).command, "start");
-    assert.equal(emulator.service(serviceId)?.state, "starting", "the server did apply it");
+    for (const [failed, serviceId, name, desired, command, before, after] of [
+      [await creating, created.serviceId, "held-open", "running", "start", "stopped", "starting"],
+      [await updating, updatedId, "held-open-stop", "stopped", "stop", "running", "stopping"],
+    ] as const) {
+      assert.match(
+        failed.message,
+        new RegExp(`^Cancelled after .* waiting for service "${name}" .* to be ${desired}`),
+      );
+      assert.match(failed.message, /the resource is recorded/);
+      const recorded = failed.initFailure;
+      assert.ok(recorded, `ErrorResourceInitFailed: the ${command} may have been applied`);
+      assert.equal(recorded.id, serviceId);
+      assert.equal(recorded.properties.observedState, before, "what the last GET showed");
+      assert.equal((recorded.properties.lastCommand as { command: string }).command, command);
+      assert.equal(emulator.service(serviceId)?.state, after, "the server did apply it");
+    }
   });
 
   it("a wait for the rate budget: Cancel ends it, nothing more is sent, and later reads and deletes end at once", async function () {
