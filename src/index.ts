@@ -19,6 +19,7 @@ export {
   type ServiceResult,
 } from "./api/options";
 export {
+  ApiCancelledError,
   ApiConnectionError,
   ApiError,
   ApiTimeoutError,

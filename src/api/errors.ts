@@ -81,6 +81,8 @@ export class ServerError extends ApiError {}
 export class ApiConnectionError extends ApiError {}
 /** No response in time: connect, headers or body timeout. */
 export class ApiTimeoutError extends ApiError {}
+/** The caller's signal aborted the call: no answer awaited. The signal's reason is the `cause`. */
+export class ApiCancelledError extends ApiError {}
 
 /** The request worked but the answer did not fit: not an ApiError, the exchange is fine, the data is not. */
 export class ResponseValidationError extends DbcloudError {

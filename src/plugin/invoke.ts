@@ -36,6 +36,7 @@ export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeRespon
   const context = providerContext();
   const { service } = await context.client.getService(ids.organizationId as string, ids.serviceId as string, {
     deadline: readDeadline(),
+    signal: context.signal,
   });
   const fields = service as Record<string, unknown>;
   const secretKeys = new Set(Object.keys(fields).filter((key) => holdsSecret({ [key]: fields[key] })));

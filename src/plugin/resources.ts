@@ -3,11 +3,15 @@ import * as provider from "../provider";
 import {
   checkFields,
   defaultOrganizationId,
+  DEFAULT_DELETE_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
   MAX_TIMEOUT_SECONDS,
   pickFields,
   reversePrivateEndpointDeletionFields,
   satisfies,
+  serviceRunStateDefaults,
   serviceRunStateFields,
+  serviceRunStateOutputs,
 } from "./providerCode";
 import type { Props } from "./wire";
 
@@ -38,6 +42,13 @@ export interface ResourceKind {
   importFrom(id: string): { id: string; props: Props };
   /** `pulumi import`: the inputs to adopt, from what Read found. */
   adoptedInputs(outputs: Props): Props;
+  /** The outputs read from the API rather than given: unknown until a create or update has run. */
+  computedOutputs(): readonly string[];
+  /**
+   * The inputs the dynamic resource fills from `customTimeouts`, each with the value it has here
+   * when the program leaves it out (the engine's timeouts stand in for it instead).
+   */
+  customTimeoutInputs: Readonly<Props>;
 }
 
 /** What the engine's timeout (seconds, 0 when none) makes of an input, within the provider's bound. */
@@ -120,6 +131,11 @@ export const RESOURCES: readonly ResourceKind[] = [
       serviceId: outputs.serviceId,
       state: desiredFromObserved(outputs.serviceId, outputs.observedState),
     }),
+    computedOutputs: () => {
+      const outputs = serviceRunStateOutputs(serviceRunStateDefaults({}), {});
+      return Object.keys(outputs).filter((key) => !(key in serviceRunStateFields()));
+    },
+    customTimeoutInputs: { timeoutSeconds: DEFAULT_TIMEOUT_SECONDS, deleteTimeoutSeconds: undefined },
   },
   {
     token: ENDPOINT_DELETION,
@@ -145,6 +161,9 @@ export const RESOURCES: readonly ResourceKind[] = [
       serviceId: outputs.serviceId,
       reversePrivateEndpointId: outputs.reversePrivateEndpointId,
     }),
+    // Its outputs are its inputs.
+    computedOutputs: () => [],
+    customTimeoutInputs: { timeoutSeconds: DEFAULT_DELETE_TIMEOUT_SECONDS },
   },
 ];
 

@@ -1,3 +1,4 @@
+import { cancelledDetail, sleepUnlessAborted } from "../api/abort";
 import type { ApplyBudget, ServiceCommand } from "../api/options";
 import {
   ApiError,
@@ -132,7 +133,7 @@ class Convergence {
   private async send(command: ServiceCommand, state: string): Promise<Service | undefined> {
     const { client, log } = this.deps;
     const { organizationId, serviceId, desired } = this.request;
-    const options = { deadline: this.deadline, applyBudget: this.applyBudget };
+    const options = { deadline: this.deadline, applyBudget: this.applyBudget, signal: this.deps.signal };
     const patch = () => client.changeServiceState(organizationId, serviceId, command, options);
     try {
       const answer = await this.call(patch, command);
@@ -187,7 +188,9 @@ class Convergence {
       this.lastProgressAt = now;
       log.info(converging.waiting(this.label(), state, this.request.desired, now - this.started));
     }
-    await clock.sleep(this.waitBeforePoll(state, now));
+    await sleepUnlessAborted(clock, this.waitBeforePoll(state, now), this.deps.signal).catch(
+      (error: unknown) => (this.deps.signal?.aborted ? this.cancelled(error) : Promise.reject(error)),
+    );
     const observed = await this.read(POLL);
     if ((this.commands.length || this.commandMaybeApplied) && observed.state !== this.stateAtCommand)
       this.movedSinceCommand = true;
@@ -207,7 +210,7 @@ class Convergence {
 
   private async read(poll?: typeof POLL): Promise<Service> {
     const { organizationId, serviceId } = this.request;
-    const options = { deadline: this.deadline, poll };
+    const options = { deadline: this.deadline, poll, signal: this.deps.signal };
     const { service } = await this.call(() =>
       this.deps.client.getService(organizationId, serviceId, options),
     );
@@ -224,6 +227,7 @@ class Convergence {
         this.commandMaybeApplied = true;
         if (command) this.recorded = sentNow(command, this.deps.clock);
       }
+      if (this.deps.signal?.aborted) return this.cancelled(error);
       if ((command && this.waitOnWarehouse(error, command)) || error instanceof ConflictError) throw error;
       // Out of time inside the client where no further poll would fit: the converge's timeout.
       const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
@@ -258,6 +262,25 @@ class Convergence {
       `${sent}: it is ${this.service!.state || "in no reported state"}${note}` +
       `${this.warehouse ? warehouseTimeoutNote(this.warehouse) : ""}. Raise timeoutSeconds if it needs longer.`;
     return this.fail("timeout", message, cause);
+  }
+
+  /** The cancellation's error: what it waited for, what it sent or may have, and what it saw last. */
+  private cancelled(cause: unknown): never {
+    const { clock, signal } = this.deps;
+    const lost =
+      this.recorded && this.commandMaybeApplied
+        ? ` after a ${this.recorded.command} whose answer never came`
+        : "";
+    const sent = this.commands.length
+      ? ` after sending ${this.commands.join(", then ")}`
+      : this.lostAnswers || lost;
+    const seen = this.service
+      ? `: it was ${this.service.state || "in no reported state"} when last seen`
+      : "";
+    const message =
+      `Cancelled after ${seconds(clock.now() - this.started)} waiting for ${this.label()} to be ` +
+      `${this.request.desired}${sent}${seen} (${cancelledDetail(signal!)}).`;
+    return this.fail("cancelled", message, cause);
   }
 
   private fail(kind: ConvergeError["kind"], message: string, cause?: unknown): never {

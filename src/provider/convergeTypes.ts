@@ -49,13 +49,18 @@ export interface ConvergeDeps {
   clock: Clock;
   log: ProgressLog;
   tuning: Readonly<ConvergeTuning>;
+  /** Cancellation: every poll wait and request of the converge ends at once when it aborts. */
+  signal?: AbortSignal;
 }
 
-/** Converging failed; `commandAccepted` says the world changed, so the provider records the resource. */
+/**
+ * Converging failed (or was cancelled); `commandAccepted` says the world changed, or may have, so the
+ * provider records the resource.
+ */
 export class ConvergeError extends DbcloudError {
   readonly commandAccepted!: boolean;
   readonly service!: Service | undefined;
-  readonly kind!: "timeout" | "terminal" | "flapping" | "api";
+  readonly kind!: "timeout" | "terminal" | "flapping" | "api" | "cancelled";
   readonly lastCommand: SentCommand | undefined;
   /** Set when it timed out waiting on this warehouse's other members: it saw the service, so it records it. */
   readonly warehouseId: string | undefined;

@@ -63,9 +63,9 @@ const idParts = (inputs: Props) => ID_FIELDS.map((field) => inputs[field]);
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props) {
   const inputs = inputsOf(props, "create");
-  const { client } = providerContext();
+  const { client, signal } = providerContext();
   try {
-    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline() });
+    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline(), signal });
   } catch (error) {
     if (isGone(error, ["service"])) {
       throw new ResourceOperationError(
@@ -94,9 +94,9 @@ export async function update(id: string, _olds: Props, news: Props) {
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const inputs = inputsOf(props, "read", id, pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
-  const { client } = providerContext();
+  const { client, signal } = providerContext();
   try {
-    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline() });
+    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline(), signal });
     return { id, props: { ...props, timeoutSeconds: inputs.timeoutSeconds } };
   } catch (error) {
     if (!isGone(error, ["service"])) throw error;
@@ -112,11 +112,12 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
 export async function remove(id: string, props: Props): Promise<void> {
   const inputs = inputsOf(props, "delete", id);
   const { organizationId, serviceId, reversePrivateEndpointId: endpointId, timeoutSeconds } = inputs;
-  const { client } = providerContext();
+  const { client, signal } = providerContext();
   const deadline = deadlineAfter(timeoutSeconds);
   try {
     const { requestId } = await client.deleteReversePrivateEndpoint(organizationId, serviceId, endpointId, {
       deadline,
+      signal,
     });
     consoleLog.info(destroying.endpointDeleted(endpointId, serviceId, requestId));
   } catch (error) {

@@ -75,11 +75,14 @@ function requireIds(operation: string, id: string, props: Props, detail = "") {
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const ids = requireIds("read", id, { ...props, serviceId: props.serviceId ?? id });
   const inputs = withDefaults({ ...props, ...ids });
-  const { client, clock, tuning } = providerContext();
+  const { client, clock, tuning, signal } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
     const deadline = readDeadline();
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, { deadline });
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
+      deadline,
+      signal,
+    });
     const shown = service.state ?? "";
     const outputs = outputsOf(inputs, service, previous && afterRead(previous, shown));
     const kept = props.observedState;

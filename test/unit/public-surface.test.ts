@@ -36,6 +36,7 @@ describe("public surface", () => {
 
   it("the package root exports the resources, providers, getService, client, errors and documented constants only", () => {
     assert.deepEqual(Object.keys(root).sort(), [
+      "ApiCancelledError",
       "ApiClient",
       "ApiConnectionError",
       "ApiError",
