@@ -83,7 +83,8 @@ describe("real engine: pulumi import of the plugin's types", function () {
       "--yes",
     ]);
     assert.notEqual(result.code, 0);
-    assert.match(result.stdout + result.stderr, /not-a-uuid/);
+    assert.match(result.stdout + result.stderr, /cannot import "not-a-uuid": the import id is a service id/);
+    assert.doesNotMatch(result.stdout + result.stderr, /refresh/, "the stack's state is not blamed");
   });
 });
 
