@@ -5,6 +5,8 @@
  * single-executable recipe: esbuild bundles the built plugin (dist/plugin/main.js) and everything
  * it requires into one file; `node --experimental-sea-config` turns that file into a blob; postject
  * injects the blob into a copy of this Node binary. Prints the executable's path on its last line.
+ *
+ * Usage: node tools/plugin-binary/build.js [out dir]   (default: dist-binary/<platform>-<arch>)
  */
 "use strict";
 const { execFileSync, spawnSync } = require("node:child_process");
@@ -18,11 +20,11 @@ const {
   writeFileSync,
 } = require("node:fs");
 const { tmpdir } = require("node:os");
-const { dirname, join } = require("node:path");
+const { dirname, join, resolve } = require("node:path");
 const esbuild = require("esbuild");
 
 const ROOT = join(__dirname, "..", "..");
-const OUT = join(ROOT, "dist-binary", `${process.platform}-${process.arch}`);
+const OUT = resolve(process.argv[2] ?? join(ROOT, "dist-binary", `${process.platform}-${process.arch}`));
 const EXECUTABLE = join(
   OUT,
   process.platform === "win32" ? "pulumi-resource-dbcloud.exe" : "pulumi-resource-dbcloud",
@@ -56,8 +58,8 @@ const fromPulumi = {
 };
 
 async function build(work) {
-  rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
+  rmSync(EXECUTABLE, { force: true });
   const bundle = join(work, "plugin.js");
   await esbuild.build({
     entryPoints: [join(ROOT, "dist", "plugin", "main.js")],
