@@ -1,0 +1,15 @@
+import { goCommand, useGoProgram } from "./helpers/goProgram";
+import { sdkStory } from "./helpers/sdkStory";
+
+/*
+ * examples/go's program on the committed Go SDK (sdk/go, through a replace line), under the real
+ * CLI, with the plugin's single executable as the provider and no Node.js on the CLI's PATH.
+ */
+
+sdkStory("real engine: examples/go on sdk/go and the single-executable plugin, no Node.js", {
+  example: "go",
+  requirements: () => [goCommand()],
+  useProgram: (stack) => useGoProgram(stack),
+  running: [["desiredState", "running"]],
+  stopped: ["desiredState", "stopped"],
+});
