@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // CI's runtime matrix, called by .ci/run. Each row installs one dependency set with `npm ci` and
 // runs the README's test command (`npm test`) on one Node.js major; the package-manager stage
-// then installs the packed tarball with npm, pnpm and yarn. Rows run one after another (the
+// then installs the packed tarball with npm, pnpm and yarn, and the real-engine stage builds (or
+// reuses) the Pulumi CLI and runs test/cli once, on the machine's Node, beside the first row's
+// install; the rows' `npm test` leaves that suite to it. Rows run one after another (the
 // machine has 2 shared cores). It prints one line per row with its counts, then the plain
 // "N passed, N failed" line over all of them, last, and exits non-zero on any failure.
 "use strict";
@@ -19,7 +21,7 @@ const root = path.join(__dirname, "..");
  * Node 20 is the machine's own node; the others come from .ci/node-runtime.sh.
  */
 const ROWS = [
-  { node: 20, variant: null },
+  { node: 20, variant: null, realEngine: true },
   { node: 20, variant: "pulumi-3.139" },
   { node: 22, variant: "pulumi-3.270" },
   { node: 24, variant: "pulumi-3.270", packaging: true },
@@ -122,6 +124,7 @@ async function main() {
           ...process.env,
           PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH}`,
           DBCLOUD_CI_VARIANT: row.variant ?? "",
+          DBCLOUD_CLI_SUITE: "apart",
         };
         let cwd = root;
         if (row.variant) {
@@ -143,6 +146,15 @@ async function main() {
         label = `node ${version.slice(1)} x @pulumi/pulumi ${pulumi}`;
         record(label, await run("npm", ["test"], { cwd, env }), Date.now() - rowStarted);
 
+        if (row.realEngine) {
+          const stageStarted = Date.now();
+          console.log(
+            `\n=== real engine: the Pulumi CLI built from its Go modules, test/cli on ${version} ===`,
+          );
+          const built = await run("bash", ["tools/pulumi/build.sh"], { cwd, env });
+          const result = built.code === 0 ? await run(bin, ["test/run.js", "cli"], { cwd, env }) : built;
+          record(`real engine (pulumi CLI) on ${label}`, result, Date.now() - stageStarted);
+        }
         if (row.packaging) {
           // The packed tarball installed from the registry with npm, pnpm and yarn: needs the
           // network, so it is a stage of its own rather than part of `npm test`.
