@@ -30,12 +30,16 @@ export GOTOOLCHAIN=local GOFLAGS=-mod=readonly
 (cd "$out/go" && GOFLAGS=-mod=mod go mod tidy)
 
 if $check; then
+  # The last line is the plain count CI reads (.ci/matrix.js): one check.
+  # What a local `pip install ./sdk/python` leaves there (sdk/python/.gitignore) is not the SDK.
   if ! diff -ru --exclude=__pycache__ --exclude='*.egg-info' --exclude=build --exclude=dist \
     "$root/sdk" "$out"; then
     echo "sdk/ is stale: run \`npm run sdk\` and commit the result" >&2
+    echo "0 passed, 1 failed"
     exit 1
   fi
   echo "sdk/ matches the plugin's schema"
+  echo "1 passed, 0 failed"
 else
   echo "wrote $out"
 fi

@@ -11,6 +11,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { cachedToolchainBin, ROOT } from "./toolchain";
+
+export { ROOT };
 
 /*
  * A program on a committed SDK (sdk/python, sdk/go), run under the real `pulumi` CLI with the
@@ -19,7 +22,6 @@ import { delimiter, join } from "node:path";
  * the engine, the plugin protocol and the backend are the CLI's.
  */
 
-export const ROOT = join(__dirname, "..", "..", "..");
 const PASSPHRASE = "sdk-suite-passphrase";
 /** The commands that run the program: a language's runner takes them. */
 const PROGRAM_COMMANDS = new Set(["preview", "up", "refresh", "destroy"]);
@@ -41,10 +43,7 @@ export function cachedFolder(script: string): string | undefined {
 
 /** The folder holding the built `pulumi` (and nothing that is Node.js). */
 export function cliBin(): string | Missing {
-  const toolchain = cachedFolder(join(ROOT, "tools", "pulumi", "build.sh"));
-  const bin = process.env.DBCLOUD_PULUMI_BIN ?? (toolchain && join(toolchain, "bin"));
-  if (bin && existsSync(join(bin, "pulumi"))) return bin;
-  return { missing: "the Pulumi CLI is not built: `npm run test:cli` builds it (or set DBCLOUD_PULUMI_BIN)" };
+  return cachedToolchainBin() ?? { missing: "the Pulumi CLI is not built: `npm run test:cli` builds it" };
 }
 
 export interface CliResult {
