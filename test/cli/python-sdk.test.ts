@@ -10,6 +10,7 @@ import { sdkStory } from "./helpers/sdkStory";
 sdkStory("real engine: examples/python on sdk/python and the single-executable plugin, no Node.js", {
   example: "python",
   requirements: () => [pythonVenv()],
+  plugin: "Pulumi.yaml",
   useProgram: async (stack, [venv]) => {
     await usePythonProgram(stack, venv);
   },

@@ -70,6 +70,9 @@ export function runProcess(
   });
 }
 
+/** How the engine gets the plugin's executable. */
+export type PluginInstall = "Pulumi.yaml" | "plugin install";
+
 /** How a program-running command (its arguments, `pulumi` left out) reaches the program. */
 export type ProgramRunner = (args: string[]) => Promise<CliResult>;
 
@@ -106,11 +109,23 @@ export class SdkStack {
     };
   }
 
-  /** Builds the plugin's single executable into this stack's plugin folder and names it in Pulumi.yaml. */
-  buildPlugin(): void {
+  /**
+   * Builds the plugin's single executable into this stack's plugin folder and gives it to the
+   * engine one of the two ways docs/plugin.md shows: named in Pulumi.yaml, or installed into the
+   * plugin cache (this stack's PULUMI_HOME) at the version the SDK asks for.
+   */
+  async installPlugin(way: PluginInstall): Promise<void> {
     execFileSync(process.execPath, [join(ROOT, "tools", "plugin-binary", "build.js"), this.pluginDir], {
       stdio: ["ignore", "ignore", "pipe"],
     });
+    if (way === "plugin install") {
+      const { version } = JSON.parse(readFileSync(join(ROOT, "sdk", "schema.json"), "utf8")) as {
+        version: string;
+      };
+      const executable = join(this.pluginDir, "pulumi-resource-dbcloud");
+      await this.ok("plugin", "install", "resource", "dbcloud", version, "--file", executable);
+      return;
+    }
     const project = join(this.projectDir, "Pulumi.yaml");
     const plugins = `plugins:\n  providers:\n    - name: dbcloud\n      path: ${this.pluginDir}\n`;
     writeFileSync(project, `${readFileSync(project, "utf8")}${plugins}`);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { startEmulator, type Emulator } from "../../../src/emulator";
-import { cliBin, SdkStack, type Missing } from "./sdkStack";
+import { cliBin, SdkStack, type Missing, type PluginInstall } from "./sdkStack";
 
 /*
  * The story every SDK's program tells under the real CLI, against the emulator: preview sends
@@ -28,6 +28,8 @@ export interface SdkStoryOptions {
   requirements: () => (string | Missing)[];
   /** Installs the language's SDK and routes the stack's program commands. */
   useProgram: (stack: SdkStack, requirements: string[]) => Promise<void> | void;
+  /** How the engine gets the plugin (both ways docs/plugin.md gives). */
+  plugin: PluginInstall;
   /** The program's config for a running service, and the change that asks for it stopped. */
   running: [string, string][];
   stopped: [string, string];
@@ -70,7 +72,7 @@ export function sdkStory(title: string, options: SdkStoryOptions): void {
       });
       // The provider's waits scaled down (a 5 s poll becomes 250 ms); the engine hands this to the plugin.
       stack = new SdkStack(found[0] as string, options.example, { DBCLOUD_TIME_SCALE: "0.05" });
-      stack.buildPlugin();
+      await stack.installPlugin(options.plugin);
       await options.useProgram(stack, found.slice(1) as string[]);
       await pulumi("stack", "init", "dev");
       await pulumi("config", "set", "dbcloud:apiUrl", emulator.url);
@@ -87,7 +89,7 @@ export function sdkStory(title: string, options: SdkStoryOptions): void {
       await emulator?.close();
     });
 
-    it("runs with no node on the CLI's PATH, the plugin one executable named in Pulumi.yaml", () => {
+    it(`runs with no node on the CLI's PATH, the plugin one executable (${options.plugin})`, () => {
       assert.equal(stack.onPath("node"), false);
       assert.equal(stack.onPath("pulumi-resource-dbcloud"), false);
       assert.ok(statSync(join(stack.pluginDir, "pulumi-resource-dbcloud")).size > 0);
