@@ -94,6 +94,11 @@ describe("plugin: schema", function () {
     );
   });
 
+  it("is the schema sdk/ was generated from (`npm run sdk` after a change; CI regenerates the SDKs too)", function () {
+    const committed = readFileSync(join(ROOT, "sdk", "schema.json"), "utf8");
+    assert.equal(committed, `${JSON.stringify(schema, null, 2)}\n`);
+  });
+
   it("is served by the source-plugin folder, configured from variables and the environment", async function () {
     const emulator = await startEmulator();
     const engine = await startFakeEngine();
