@@ -92,7 +92,7 @@ export class CliStack {
 
   /** `pulumi config set` (with `--secret` or `--path` when asked). */
   async configSet(key: string, value: string, flags: ("--secret" | "--path")[] = []): Promise<void> {
-    await this.ok(["config", "set", ...flags, key, value]);
+    await this.ok(["config", "set", ...flags, "--", key, value]); // a value may begin with "-"
   }
 
   /** Runs a command that must succeed; its result otherwise in the error. */
