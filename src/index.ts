@@ -19,6 +19,7 @@ export {
   type ServiceResult,
 } from "./api/options";
 export {
+  ApiCancelledError,
   ApiConnectionError,
   ApiError,
   ApiTimeoutError,
@@ -27,6 +28,7 @@ export {
   ConfigurationError,
   ConflictError,
   DbcloudError,
+  InvalidInputError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,

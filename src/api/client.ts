@@ -1,6 +1,15 @@
 import type { Dispatcher } from "undici";
+import { cancelledDetail, sleepUnlessAborted } from "./abort";
 import { systemClock, wallNow, type Clock } from "./clock";
-import { ApiError, ApiTimeoutError, ConfigurationError, ResponseValidationError } from "./errors";
+import {
+  ApiCancelledError,
+  ApiError,
+  ApiTimeoutError,
+  ConfigurationError,
+  InvalidInputError,
+  quoted,
+  ResponseValidationError,
+} from "./errors";
 import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
@@ -89,7 +98,7 @@ export class ApiClient {
     options: CallOptions = {},
   ): Promise<ServiceResult> {
     if (command !== "start" && command !== "stop")
-      throw new TypeError(`command must be "start" or "stop", got ${JSON.stringify(command)}`);
+      throw new InvalidInputError(`command must be "start" or "stop", got ${quoted(command)}`);
     const path = `${servicePath(organizationId, serviceId)}/state`;
     return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }
@@ -101,7 +110,10 @@ export class ApiClient {
     reversePrivateEndpointId: string,
     options: CallOptions = {},
   ): Promise<{ requestId: string | undefined }> {
-    const endpointId = endpointSegment("reversePrivateEndpointId", reversePrivateEndpointId);
+    const endpointId = endpointSegment(
+      "reversePrivateEndpointId",
+      known("reversePrivateEndpointId", reversePrivateEndpointId),
+    );
     const path = `${servicePath(organizationId, serviceId)}/pipesReversePrivateEndpoints/${endpointId}`;
     const operation = { method: "DELETE", template: ENDPOINT_PATH, path, schema: "any" as const };
     const { requestId } = await this.send(operation, options);
@@ -131,21 +143,28 @@ export class ApiClient {
       counts: { rateLimited: 0, other: 0 },
       ...operation,
     };
+    const { signal } = options;
     for (;;) {
+      if (signal?.aborted) this.cancelled(call, signal);
       const result = await this.attempt(call);
       if (result.ok) return { value: result.value, requestId: result.requestId };
-      await this.clock.sleep(this.retryDelayOrFail(call, result));
+      const delayMs = this.retryDelayOrFail(call, result);
+      await sleepUnlessAborted(this.clock, delayMs, signal).catch((error: unknown) => {
+        if (signal?.aborted) this.cancelled(call, signal);
+        throw error;
+      });
     }
   }
 
   /** One attempt: within the command bound, after a budget slot, and before the deadline. */
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
-    const { applyBudget, deadline, poll } = call.options;
+    const { applyBudget, deadline, poll, signal } = call.options;
     if (applyBudget && applyBudget.used >= applyBudget.max)
       this.stop(call, ApiError, "Not sent", `${applyBudget.max} commands already sent in this converge`);
     // No budget, no slot; a slot past the deadline fails the call.
-    const slot = await this.budget?.take(deadline, poll).catch((error: unknown) => {
+    const slot = await this.budget?.take(deadline, poll, signal).catch((error: unknown) => {
       if (error instanceof BudgetDeadlineError) this.stop(call, ApiTimeoutError, "Timed out", error.message);
+      if (signal?.aborted) this.cancelled(call, signal);
       throw error;
     });
     this.stats.budgetWaitMs += slot?.waitedMs ?? 0;
@@ -159,6 +178,7 @@ export class ApiClient {
       dispatcher: this.dispatcher,
       timeouts: this.timeouts,
       totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs),
+      signal,
       ...call,
     });
     slot?.answered();
@@ -221,6 +241,16 @@ export class ApiClient {
     throw error;
   }
 
+  /** Ends a cancelled call between attempts, marked when an earlier attempt may have applied it. */
+  private cancelled(call: Call<unknown>, signal: AbortSignal): never {
+    const { method, path } = call;
+    const message = `Cancelled (${method} ${path}): ${cancelledDetail(signal)}`;
+    this.fail(
+      call,
+      new ApiCancelledError({ status: undefined, message, method, path, cause: signal.reason }),
+    );
+  }
+
   /** Ends a call before an attempt: with its last attempt's error, or a new `ErrorClass` saying `what`. */
   private stop(call: Call<unknown>, ErrorClass: typeof ApiError, what: string, detail: string): never {
     const { method, path } = call;
@@ -229,8 +259,24 @@ export class ApiClient {
   }
 }
 
+/**
+ * The placeholder a deployment engine passes for a value not known yet (a preview): it is a
+ * well-formed uuid, so only this check keeps it out of a path.
+ */
+const NOT_YET_KNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** `value`, unless it is the placeholder of a value not known yet: then nothing is sent. */
+function known(name: string, value: string): string {
+  if (value === NOT_YET_KNOWN)
+    throw new InvalidInputError(
+      `${name} is not known yet (${NOT_YET_KNOWN} is the placeholder of a value computed later)`,
+    );
+  return value;
+}
+
 function servicePath(organizationId: string, serviceId: string): string {
-  return `/v1/organizations/${uuidSegment("organizationId", organizationId)}/services/${uuidSegment("serviceId", serviceId)}`;
+  const organization = uuidSegment("organizationId", known("organizationId", organizationId));
+  return `/v1/organizations/${organization}/services/${uuidSegment("serviceId", known("serviceId", serviceId))}`;
 }
 
 interface Call<T> extends Operation<T> {

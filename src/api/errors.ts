@@ -1,4 +1,20 @@
+import { truncate } from "./redact";
+
 /* API error messages read `<status> <server message> (<METHOD> <path>, requestId <id>)`, never a secret. */
+
+/** The most characters of a value a message quotes: enough to recognise it, never a whole hostile input. */
+export const QUOTED_CHARS = 120;
+
+/** A value as every message quotes it: as JSON, cut to `QUOTED_CHARS`, saying how much was left out. */
+export function quoted(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(truncate(value, QUOTED_CHARS));
+  try {
+    // Any depth, any size: JSON.stringify may throw on a deep value, String on a prototype-less one.
+    return truncate(JSON.stringify(value) ?? String(value), QUOTED_CHARS);
+  } catch {
+    return `(a ${typeof value} that cannot be shown)`;
+  }
+}
 
 /** Base class of every error this package throws: one `instanceof` catches them all. */
 export class DbcloudError extends Error {
@@ -65,6 +81,8 @@ export class ServerError extends ApiError {}
 export class ApiConnectionError extends ApiError {}
 /** No response in time: connect, headers or body timeout. */
 export class ApiTimeoutError extends ApiError {}
+/** The caller's signal aborted the call: no answer awaited. The signal's reason is the `cause`. */
+export class ApiCancelledError extends ApiError {}
 
 /** The request worked but the answer did not fit: not an ApiError, the exchange is fine, the data is not. */
 export class ResponseValidationError extends DbcloudError {
@@ -95,7 +113,13 @@ export class ResponseValidationError extends DbcloudError {
   }
 }
 
-/** Bad configuration or input, found before any request is sent. */
+/**
+ * An argument, a resource's input or the state it acts on breaks the rules (an id that is not a
+ * uuid, an import id of the wrong form, a command other than start or stop): nothing was sent.
+ */
+export class InvalidInputError extends DbcloudError {}
+
+/** Bad configuration, found before any request is sent. */
 export class ConfigurationError extends DbcloudError {
   /** Every problem found, one line each, naming the setting (never its secret value). */
   readonly problems: string[];

@@ -1,3 +1,5 @@
+import { InvalidInputError, quoted } from "./errors";
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** True for a uuid string, any case. */
@@ -26,7 +28,7 @@ export function endpointSegment(name: string, value: unknown): string {
 }
 
 function segment(name: string, value: unknown, valid: (value: unknown) => value is string, rule: string) {
-  if (!valid(value)) throw new TypeError(`${name} must be ${rule}, got ${JSON.stringify(value)}`);
+  if (!valid(value)) throw new InvalidInputError(`${name} must be ${rule}, got ${quoted(value)}`);
   // Every character a valid id may hold is allowed as is in a path segment (`:` included).
   return value;
 }
@@ -54,9 +56,9 @@ export function checkedRequestUrl(apiUrl: string, template: string, path: string
     url.hash ||
     url.origin !== base.origin
   ) {
-    throw new TypeError(
-      `Refusing to send: the request path ${JSON.stringify(path)} does not match ${template} as sent ` +
-        `(${JSON.stringify(url.pathname)})`,
+    throw new InvalidInputError(
+      `Refusing to send: the request path ${quoted(path)} does not match ${template} as sent ` +
+        `(${quoted(url.pathname)})`,
     );
   }
   return url.href;
@@ -75,7 +77,7 @@ export function isLoopbackHost(hostname: string): boolean {
 export function checkApiUrl(text: string): { url: string } | { problems: string[] } {
   const url = URL.parse(text);
   if (!url) {
-    const shown = JSON.stringify(withoutUserinfo(text));
+    const shown = quoted(withoutUserinfo(text));
     return { problems: [`${shown} is not an absolute URL (expected e.g. https://api.example.com)`] };
   }
   const problems: string[] = [];

@@ -53,6 +53,11 @@ export interface ApplyBudget {
 export interface RequestOptions {
   /** Clock time that bounds the whole call, budget waits and retries included (else `ApiTimeoutError`). */
   deadline?: number;
+  /**
+   * Ends the call at once when it aborts, a request in flight, a budget wait or a retry sleep
+   * (`ApiCancelledError`, the signal's reason as its cause).
+   */
+  signal?: AbortSignal;
 }
 
 /** The converger's per-call options: internal, not exported from the package root. */

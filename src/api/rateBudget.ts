@@ -1,3 +1,4 @@
+import { sleepUnlessAborted, untilAborted } from "./abort";
 import { learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
 import type { Clock } from "./clock";
 import {
@@ -58,10 +59,19 @@ export class RateBudget {
     return (await this.take(deadline, poll)).waitedMs;
   }
 
-  /** `acquire`, and `answered()` to count the grant from its answer (the server saw it by then). */
-  async take(deadline?: number, poll?: PollHint): Promise<{ waitedMs: number; answered(): void }> {
+  /**
+   * `acquire`, and `answered()` to count the grant from its answer (the server saw it by then). When
+   * `signal` aborts, the wait ends at once with its reason and gives its slot back.
+   */
+  async take(
+    deadline?: number,
+    poll?: PollHint,
+    signal?: AbortSignal,
+  ): Promise<{ waitedMs: number; answered(): void }> {
     const started = this.clock.now();
-    const at = poll ? await this.acquirePoll(deadline, poll) : await this.acquireSlot(deadline);
+    const at = poll
+      ? await this.acquirePoll(deadline, poll, signal)
+      : await this.acquireSlot(deadline, signal);
     return {
       waitedMs: at - started,
       answered: () => {
@@ -101,11 +111,12 @@ export class RateBudget {
     return this.access.peek((state) => this.slotAt(state, now), now);
   }
 
-  private async acquireSlot(deadline: number | undefined): Promise<number> {
+  private async acquireSlot(deadline: number | undefined, signal?: AbortSignal): Promise<number> {
     const started = this.clock.now();
     let at: number | undefined;
     let pauses = 0;
     for (;;) {
+      signal?.throwIfAborted();
       if (at === undefined) {
         const now = this.clock.now();
         const reserving = this.access.change((state) => {
@@ -120,8 +131,12 @@ export class RateBudget {
         at = slot;
       }
       const now = this.clock.now();
-      if (at > now) await this.clock.sleep(at - now);
       const reserved = at;
+      if (reserved > now)
+        await sleepUnlessAborted(this.clock, reserved - now, signal).catch((error: unknown) => {
+          this.access.later((state) => this.release(state, reserved), deadline);
+          throw error;
+        });
       // A 429 since we reserved dropped our slot (a shared file started afresh may have lost the
       // count, not the pause): we queue again at its rate. Grants re-dated to their answers may
       // push us later.
@@ -191,14 +206,23 @@ export class RateBudget {
     this.stats.waitedMs += Math.max(0, waitedMs);
   }
 
-  private acquirePoll(deadline: number | undefined, hint: PollHint): Promise<number> {
+  private acquirePoll(deadline: number | undefined, hint: PollHint, signal?: AbortSignal): Promise<number> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const now = this.clock.now();
     const at = this.nextGrantAt(now);
     if (deadline !== undefined && at > deadline) return Promise.reject(new BudgetDeadlineError(at, deadline));
-    return new Promise((resolve, reject) => {
-      this.polls.push({ since: now, deadline, hint, resolve, reject });
+    let waiter: PollWaiter | undefined;
+    const queued = new Promise<number>((resolve, reject) => {
+      this.polls.push((waiter = { since: now, deadline, hint, resolve, reject }));
       this.drain();
     });
+    // An aborted poll leaves the queue at once (one granted or failed has left it already).
+    return !signal
+      ? queued
+      : untilAborted(queued, signal).catch((error: unknown) => {
+          this.polls = this.polls.filter((w) => w !== waiter);
+          throw error;
+        });
   }
 
   /** Grants free slots to the waiting polls, most likely done first; then sleeps until the next chance. */

@@ -1,3 +1,5 @@
+import { ConfigurationError, quoted } from "./errors";
+
 /** A number of requests per window, e.g. the real service's 10 per 10 s per key. */
 export interface RateLimit {
   /** Requests allowed in one window. */
@@ -15,14 +17,16 @@ export function parseRateLimit(text: string): RateLimit | false {
   if (trimmed === "off") return false;
   const match = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|m)$/.exec(trimmed);
   if (!match) {
-    throw new Error(
-      `"${text}" is not a rate limit: write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"`,
-    );
+    throw new ConfigurationError([
+      `${quoted(text)} is not a rate limit: write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"`,
+    ]);
   }
   const requests = Number(match[1]);
   const windowMs = Number(match[2] ?? 1) * { ms: 1, s: 1000, m: 60_000 }[match[3] as "ms" | "s" | "m"];
   if (requests < 1 || windowMs <= 0) {
-    throw new Error(`"${text}" is not a rate limit: it needs at least 1 request per a positive duration`);
+    throw new ConfigurationError([
+      `${quoted(text)} is not a rate limit: it needs at least 1 request per a positive duration`,
+    ]);
   }
   return { requests, windowMs };
 }

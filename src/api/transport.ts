@@ -1,5 +1,7 @@
 import { request, type Dispatcher } from "undici";
+import { cancelledDetail } from "./abort";
 import {
+  ApiCancelledError,
   ApiConnectionError,
   ApiError,
   ApiTimeoutError,
@@ -44,6 +46,8 @@ export interface AttemptRequest<T> extends Operation<T> {
   timeouts: DispatcherTimeouts;
   /** Hard limit on connect, headers and the entire body together, in ms. */
   totalTimeoutMs: number;
+  /** The caller's cancellation: aborts the request in flight (an `ApiCancelledError`, never retried). */
+  signal?: AbortSignal;
 }
 
 /** An attempt's result; `label` (the status, `connection` or `timeout`) is what the stats count. */
@@ -106,32 +110,42 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
 
 /** Why an exchange ended early when its time ran out (compared by identity, never shown). */
 const TIMED_OUT = new Error("the attempt's time ran out");
+/** Why an exchange ended early when the caller's signal aborted (compared by identity, never shown). */
+const CANCELLED = new Error("the caller cancelled the attempt");
 
 /**
- * One request and its answer within `totalTimeoutMs`: the race fails the attempt at once, even while
- * it waits for a connection, and the request is aborted as soon as a connection hands over its abort.
+ * One request and its answer within `totalTimeoutMs`, or until the caller's signal aborts: either
+ * fails the attempt at once, even while it waits for a connection, and the request is aborted as soon
+ * as a connection hands over its abort.
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
-  let timedOut = false;
+  // Cancelled before it started: not even a connection is opened.
+  if (req.signal?.aborted) throw CANCELLED;
+  let endedBy: Error | undefined;
   let abortRequest: Abort | undefined;
   const onStart = (abort: Abort) => {
     progress.sent = true;
     abortRequest = abort;
-    if (timedOut) abort(TIMED_OUT);
+    if (endedBy) abort(endedBy);
   };
   let timer: NodeJS.Timeout | undefined;
-  const outOfTime = new Promise<never>((_resolve, reject) => {
-    const expire = () => {
-      timedOut = true;
-      reject(TIMED_OUT);
-      abortRequest?.(TIMED_OUT);
+  let onAbort: (() => void) | undefined;
+  const ended = new Promise<never>((_resolve, reject) => {
+    const end = (why: Error) => {
+      endedBy ??= why;
+      reject(endedBy);
+      abortRequest?.(endedBy);
     };
-    timer = setTimeout(expire, Math.max(1, req.totalTimeoutMs));
+    timer = setTimeout(() => end(TIMED_OUT), Math.max(1, req.totalTimeoutMs));
+    onAbort = () => end(CANCELLED);
+    if (req.signal?.aborted) onAbort();
+    else req.signal?.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    return await Promise.race([receive({ ...req, dispatcher: tracked(req.dispatcher, onStart) }), outOfTime]);
+    return await Promise.race([receive({ ...req, dispatcher: tracked(req.dispatcher, onStart) }), ended]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) req.signal?.removeEventListener("abort", onAbort);
   }
 }
 
@@ -202,6 +216,18 @@ function tracked(dispatcher: Dispatcher, onStart: (abort: Abort) => void): Dispa
 
 function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: boolean): Attempt<never> {
   const { method, path } = req;
+  if (cause === CANCELLED && req.signal) {
+    // No outcome: a cancelled attempt is never retried.
+    const message = `Cancelled (${method} ${path}): ${cancelledDetail(req.signal)}`;
+    const error = new ApiCancelledError({
+      status: undefined,
+      message,
+      method,
+      path,
+      cause: req.signal.reason,
+    });
+    return { ok: false, error, sent, headers: {}, label: "cancelled" };
+  }
   const aborted = cause === TIMED_OUT;
   const code = String((cause as { code?: unknown } | null | undefined)?.code ?? "");
   const kind = aborted || /TIMEOUT/.test(code) ? "timeout" : "connection";

@@ -1,5 +1,5 @@
 import { ApiClient } from "../api/client";
-import { ConfigurationError } from "../api/errors";
+import { ConfigurationError, quoted } from "../api/errors";
 import { checkApiUrl, isUuid } from "../api/guards";
 import { DEFAULT_RATE_LIMIT, parseRateLimit, type RateLimit } from "../api/rateLimit";
 import { DEFAULT_RETRY_POLICY } from "../api/retry";
@@ -59,7 +59,7 @@ export function resolveConfig(stackConfig: StackConfig, env: Env) {
 
   const organizationId = get("organizationId");
   if (organizationId !== undefined && !isUuid(organizationId))
-    invalid("organizationId", "organization id", `${JSON.stringify(organizationId)} is not a uuid`);
+    invalid("organizationId", "organization id", `${quoted(organizationId)} is not a uuid`);
 
   let rateLimit: RateLimit | false = DEFAULT_RATE_LIMIT;
   const rawLimit = get("rateLimit");
@@ -106,7 +106,7 @@ export function timeScale(): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value < MIN_TIME_SCALE || value > 1) {
     throw new ConfigurationError([
-      `DBCLOUD_TIME_SCALE must be a number from ${MIN_TIME_SCALE} to 1, got ${JSON.stringify(raw)}`,
+      `DBCLOUD_TIME_SCALE must be a number from ${MIN_TIME_SCALE} to 1, got ${quoted(raw)}`,
     ]);
   }
   return value;

@@ -1,4 +1,5 @@
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
+import { InvalidInputError, quoted } from "../api/errors";
 import {
   checkFields,
   defaultOrganizationId,
@@ -9,6 +10,7 @@ import {
   readDeadline,
   serviceRunStateFields,
 } from "./providerCode";
+import { checkFailure } from "./resourceHandlers";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct } from "./wire";
 
@@ -17,8 +19,9 @@ export const GET_SERVICE = "dbcloud:index:getService";
 
 export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeResponse> {
   if (request.getTok() !== GET_SERVICE)
-    throw new Error(`dbcloud: unknown function ${JSON.stringify(request.getTok())}`);
-  const args = fromStruct(request.getArgs()).props;
+    throw new InvalidInputError(`dbcloud: unknown function ${quoted(request.getTok())}`);
+  const given = fromStruct(request.getArgs());
+  const args = given.props;
   const ids = {
     organizationId: args.organizationId ?? defaultOrganizationId(),
     serviceId: args.serviceId,
@@ -27,14 +30,13 @@ export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeRespon
   const failures = checkFields(ids, pickFields(serviceRunStateFields(), ID_FIELDS), false);
   const response = new provpb.InvokeResponse();
   if (failures.length) {
-    for (const { property, reason } of failures) {
-      response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
-    }
+    for (const { property, reason } of failures) response.addFailures(checkFailure(property, reason, given));
     return response;
   }
   const context = providerContext();
   const { service } = await context.client.getService(ids.organizationId as string, ids.serviceId as string, {
     deadline: readDeadline(),
+    signal: context.signal,
   });
   const fields = service as Record<string, unknown>;
   const secretKeys = new Set(Object.keys(fields).filter((key) => holdsSecret({ [key]: fields[key] })));

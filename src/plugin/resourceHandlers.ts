@@ -1,14 +1,16 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { quoted } from "../api/errors";
 import { engineTimeout, kindOf, type ResourceKind } from "./resources";
 import { provpb } from "./rpc";
-import { fromStruct, toStruct, type Props, type Unwrapped } from "./wire";
+import { fromStruct, holdsUnknown, toStruct, UNKNOWN, type Props, type Unwrapped } from "./wire";
 
 /*
  * Check, Diff, Create, Read, Update and Delete: the engine's messages turned into the provider
  * code's calls and back. What only the dynamic provider records (`__provider`) is dropped on the
- * way in, so state written by the dynamic resources reads the same here.
+ * way in, so state written by the dynamic resources reads the same here. A preview, or an input
+ * not known yet, never reaches the provider code's create or update: nothing is sent.
  */
 
 const DYNAMIC_ONLY = ["__provider"];
@@ -44,6 +46,33 @@ function outputsFor(kind: ResourceKind, outs: object, inputs: Unwrapped): Struct
   return toStruct(props, inputs.secretKeys);
 }
 
+/** Whether state was written by the dynamic resource and not yet updated here: it holds `__provider`. */
+function writtenByDynamic(...structs: (Struct | undefined)[]): boolean {
+  return structs.some((struct) => struct?.getFieldsMap().has("__provider") ?? false);
+}
+
+/**
+ * The old properties as this plugin would have stored them. The dynamic resource stored its
+ * `customTimeouts` in the timeout inputs; here the engine's timeouts stand in for those inputs, so
+ * where the program leaves one out, the value the dynamic resource stored is no change.
+ */
+function asStoredHere(kind: ResourceKind, olds: Props, news: Props): Props {
+  const stored = { ...olds };
+  for (const [key, leftOut] of Object.entries(kind.customTimeoutInputs)) {
+    if (news[key] !== leftOut) continue;
+    if (leftOut === undefined) delete stored[key];
+    else stored[key] = leftOut;
+  }
+  return stored;
+}
+
+/** What a create or update that must not act answers: the inputs, and every computed output unknown. */
+function unknownOutputs(kind: ResourceKind, inputs: Unwrapped): Struct {
+  const outs: Props = { ...inputs.props };
+  for (const key of kind.computedOutputs()) outs[key] = UNKNOWN;
+  return outputsFor(kind, outs, inputs);
+}
+
 /** Runs a create or update; a failure that carries `id` and `properties` becomes ResourceInitFailed. */
 async function converging<T>(kind: ResourceKind, inputs: Unwrapped, run: () => Promise<T>): Promise<T> {
   try {
@@ -67,15 +96,22 @@ function withTimeout(props: Props, input: string | undefined, seconds: number): 
   return input && timeout !== undefined ? { ...props, [input]: timeout } : props;
 }
 
+/** A check failure for the engine, which shows them in clear: a value marked secret is never quoted. */
+export function checkFailure(property: string, reason: string, given: Unwrapped): pb.CheckFailure {
+  const shown = given.secretKeys.has(property)
+    ? reason.replace(`(got ${quoted(given.props[property])})`, "(got a secret value)")
+    : reason;
+  return new provpb.CheckFailure().setProperty(property).setReason(shown);
+}
+
 export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse> {
   const kind = kindOf(request.getUrn(), request.getType());
   const news = incoming(request.getNews());
   const result = await kind.check(incoming(request.getOlds()).props, news.props);
   const response = new provpb.CheckResponse();
   response.setInputs(toStruct(result.inputs, news.secretKeys));
-  for (const { property, reason } of result.failures) {
-    response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
-  }
+  for (const { property, reason } of result.failures)
+    response.addFailures(checkFailure(property, reason, news));
   return response;
 }
 
@@ -89,8 +125,10 @@ function changedInputs(olds: Props, news: Props, replaces: readonly string[]): s
 
 export async function diff(request: pb.DiffRequest): Promise<pb.DiffResponse> {
   const kind = kindOf(request.getUrn(), request.getType());
-  const olds = incoming(request.getOlds()).props;
   const news = incoming(request.getNews()).props;
+  const stored = incoming(request.getOlds()).props;
+  const fromDynamic = writtenByDynamic(request.getOlds(), request.getOldInputs());
+  const olds = fromDynamic ? asStoredHere(kind, stored, news) : stored;
   const result = await kind.diff(request.getId(), olds, news);
   const response = new provpb.DiffResponse();
   response.setDeletebeforereplace(false);
@@ -110,6 +148,8 @@ export async function diff(request: pb.DiffRequest): Promise<pb.DiffResponse> {
 export async function create(request: pb.CreateRequest): Promise<pb.CreateResponse> {
   const kind = kindOf(request.getUrn(), request.getType());
   const inputs = incoming(request.getProperties());
+  if (request.getPreview() || holdsUnknown(inputs.props))
+    return new provpb.CreateResponse().setId("").setProperties(unknownOutputs(kind, inputs));
   const props = withTimeout(inputs.props, kind.waitTimeoutInput, request.getTimeout());
   const result = await converging(kind, inputs, () => kind.create(props));
   return new provpb.CreateResponse().setId(result.id).setProperties(outputsFor(kind, result.outs, inputs));
@@ -119,6 +159,8 @@ export async function update(request: pb.UpdateRequest): Promise<pb.UpdateRespon
   const kind = kindOf(request.getUrn(), request.getType());
   const olds = incoming(request.getOlds()).props;
   const news = incoming(request.getNews());
+  if (request.getPreview() || holdsUnknown(news.props))
+    return new provpb.UpdateResponse().setProperties(unknownOutputs(kind, news));
   const props = withTimeout(news.props, kind.waitTimeoutInput, request.getTimeout());
   const result = await converging(kind, news, () => kind.update(request.getId(), olds, props));
   return new provpb.UpdateResponse().setProperties(outputsFor(kind, result.outs, news));

@@ -1,6 +1,7 @@
 import type * as grpcTypes from "@grpc/grpc-js";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Message } from "google-protobuf";
+import { truncate } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
 import { cancelAll } from "./providerCode";
 import { checkConfig, configure, diffConfig } from "./configHandlers";
@@ -17,15 +18,21 @@ import { schemaJson } from "./schema";
  * then takes its older paths.
  */
 
+/**
+ * A failure's message travels in the answer's trailers, whose size is limited: past the limit the
+ * caller never hears back at all. Messages quote values cut, so this bound is only the last line.
+ */
+const MAX_MESSAGE_CHARS = 4_000;
+
 /** The gRPC error for a failure: the message, and for a recorded resource the engine's init failure. */
 function serviceError(error: unknown): Partial<grpcTypes.StatusObject> {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = truncate(error instanceof Error ? error.message : String(error), MAX_MESSAGE_CHARS);
   const metadata = new grpc.Metadata();
   if (error instanceof ResourceInitFailed) {
     const detail = new provpb.ErrorResourceInitFailed()
       .setId(error.id)
       .setProperties(error.properties)
-      .setReasonsList(error.reasons);
+      .setReasonsList(error.reasons.map((reason) => truncate(reason, MAX_MESSAGE_CHARS)));
     const packed = new anypb.Any();
     packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
     const status = new statuspb.Status().setCode(grpc.status.UNKNOWN).setMessage(message);

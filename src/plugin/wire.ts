@@ -10,6 +10,16 @@ import { structpb } from "./rpc";
 
 export type Props = Record<string, unknown>;
 
+/** The engine's placeholder for a value not known yet (a preview); itself a well-formed uuid. */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** Whether the placeholder of a value not known yet is anywhere in `value`, however deep. */
+export function holdsUnknown(value: unknown): boolean {
+  if (value === UNKNOWN) return true;
+  if (value === null || typeof value !== "object") return false;
+  return Object.values(value).some(holdsUnknown);
+}
+
 /** A record read off the wire: plain values, and the top-level keys whose value held a secret. */
 export interface Unwrapped {
   props: Props;

@@ -1,6 +1,6 @@
-import { setTimeout as sleepFor } from "node:timers/promises";
+import { setMaxListeners } from "node:events";
 import type { ApiClient } from "../api/client";
-import { systemClock, timerMs, type Clock } from "../api/clock";
+import { systemClock } from "../api/clock";
 import { DbcloudError } from "../api/errors";
 import { apiClientFor, CONFIG_SETTINGS, stackSetting, timeScale } from "../config";
 import { DEFAULT_TUNING, scaleTuning, type ConvergeDeps } from "./convergeTypes";
@@ -10,10 +10,11 @@ import { consoleLog } from "./progress";
 /*
  * What a provider method needs at run time: the client and tuning of the settings as they are now,
  * and one cancellation per process (on `globalThis`, so a second copy of this module shares it): the
- * plugin's `Cancel` calls `cancelAll()`, and every converger wait then rejects, now and later.
+ * plugin's `Cancel` calls `cancelAll()`, and every wait given its signal then ends, now and later:
+ * the converger's polls, the client's budget waits, retry sleeps and requests in flight.
  */
 
-/** The error a wait rejects with once the process is cancelled. */
+/** The reason of the process's cancellation: what a wait rejects with, the cause of a cancelled call. */
 export class CancelledError extends DbcloudError {
   constructor() {
     super("Cancelled: the Pulumi engine asked the provider to stop; nothing more is sent or awaited.");
@@ -24,7 +25,11 @@ const KEY = Symbol.for("pulumi-dbcloud.cancellation");
 
 function controller(): AbortController {
   const holder = globalThis as { [KEY]?: AbortController };
-  return (holder[KEY] ??= new AbortController());
+  if (holder[KEY]) return holder[KEY];
+  const made = new AbortController();
+  // Every wait in flight listens (fifty resources, several each), and each stops when it ends: no leak to warn of.
+  setMaxListeners(Infinity, made.signal);
+  return (holder[KEY] = made);
 }
 
 /** Ends every wait in flight and every later one. */
@@ -32,19 +37,8 @@ export function cancelAll(): void {
   controller().abort(new CancelledError());
 }
 
-/** The converger's clock, whose `sleep` rejects once cancelled; the client's budget keeps the plain one. */
-export const cancellableClock: Clock = {
-  ...systemClock,
-  sleep: (ms) => {
-    const { signal } = controller();
-    return sleepFor(timerMs(ms), undefined, { signal }).catch((error: unknown) => {
-      throw signal.aborted ? signal.reason : error;
-    });
-  },
-};
-
-/** The converger's dependencies, with the whole client for the providers' other calls. */
-export type ProviderContext = ConvergeDeps & { client: ApiClient };
+/** The converger's dependencies, with the whole client for the providers' other calls and the signal they pass. */
+export type ProviderContext = ConvergeDeps & { client: ApiClient; signal: AbortSignal };
 
 let current: { settings: string; context: ProviderContext } | undefined;
 
@@ -55,7 +49,8 @@ export function providerContext(): ProviderContext {
   if (current?.settings !== settings) {
     const client = apiClientFor(stackSetting, (line) => consoleLog.info(line));
     const tuning = scaleTuning(DEFAULT_TUNING, timeScale());
-    current = { settings, context: { client, clock: cancellableClock, log: consoleLog, tuning } };
+    const signal = controller().signal;
+    current = { settings, context: { client, clock: systemClock, log: consoleLog, tuning, signal } };
   }
   return current.context;
 }

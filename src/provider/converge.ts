@@ -1,5 +1,12 @@
+import { cancelledDetail, sleepUnlessAborted } from "../api/abort";
 import type { ApplyBudget, ServiceCommand } from "../api/options";
-import { ApiError, ApiTimeoutError, ConflictError, ResponseValidationError } from "../api/errors";
+import {
+  ApiError,
+  ApiTimeoutError,
+  ConflictError,
+  InvalidInputError,
+  ResponseValidationError,
+} from "../api/errors";
 import type { Service } from "../api/schemas";
 import { ConvergeError, describeService, MIN_POLL_MS, seconds } from "./convergeTypes";
 import type { ConvergeDeps, ConvergeRequest } from "./convergeTypes";
@@ -24,7 +31,7 @@ const POLL = Object.freeze({ likelihood: () => 0 });
  */
 export async function converge(request: ConvergeRequest, deps: ConvergeDeps) {
   if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0)
-    throw new TypeError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
+    throw new InvalidInputError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
   return new Convergence(request, deps).run();
 }
 
@@ -126,7 +133,7 @@ class Convergence {
   private async send(command: ServiceCommand, state: string): Promise<Service | undefined> {
     const { client, log } = this.deps;
     const { organizationId, serviceId, desired } = this.request;
-    const options = { deadline: this.deadline, applyBudget: this.applyBudget };
+    const options = { deadline: this.deadline, applyBudget: this.applyBudget, signal: this.deps.signal };
     const patch = () => client.changeServiceState(organizationId, serviceId, command, options);
     try {
       const answer = await this.call(patch, command);
@@ -139,7 +146,7 @@ class Convergence {
       if (this.answerLost(error, command, state)) return undefined;
       // What `call` lets through: a 409, or a warehouse's refusal. Nothing was applied; look again.
       if (!(error instanceof ApiError)) throw error;
-      if (error instanceof ConflictError)
+      if (error instanceof ConflictError && !this.warehouse)
         log.info(converging.refused(this.label(), command, error.serverMessage));
       return undefined;
     }
@@ -181,7 +188,9 @@ class Convergence {
       this.lastProgressAt = now;
       log.info(converging.waiting(this.label(), state, this.request.desired, now - this.started));
     }
-    await clock.sleep(this.waitBeforePoll(state, now));
+    await sleepUnlessAborted(clock, this.waitBeforePoll(state, now), this.deps.signal).catch(
+      (error: unknown) => (this.deps.signal?.aborted ? this.cancelled(error) : Promise.reject(error)),
+    );
     const observed = await this.read(POLL);
     if ((this.commands.length || this.commandMaybeApplied) && observed.state !== this.stateAtCommand)
       this.movedSinceCommand = true;
@@ -201,7 +210,7 @@ class Convergence {
 
   private async read(poll?: typeof POLL): Promise<Service> {
     const { organizationId, serviceId } = this.request;
-    const options = { deadline: this.deadline, poll };
+    const options = { deadline: this.deadline, poll, signal: this.deps.signal };
     const { service } = await this.call(() =>
       this.deps.client.getService(organizationId, serviceId, options),
     );
@@ -218,7 +227,8 @@ class Convergence {
         this.commandMaybeApplied = true;
         if (command) this.recorded = sentNow(command, this.deps.clock);
       }
-      if (error instanceof ConflictError || (command && this.waitOnWarehouse(error, command))) throw error;
+      if (this.deps.signal?.aborted) return this.cancelled(error);
+      if ((command && this.waitOnWarehouse(error, command)) || error instanceof ConflictError) throw error;
       // Out of time inside the client where no further poll would fit: the converge's timeout.
       const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
       if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service)
@@ -252,6 +262,25 @@ class Convergence {
       `${sent}: it is ${this.service!.state || "in no reported state"}${note}` +
       `${this.warehouse ? warehouseTimeoutNote(this.warehouse) : ""}. Raise timeoutSeconds if it needs longer.`;
     return this.fail("timeout", message, cause);
+  }
+
+  /** The cancellation's error: what it waited for, what it sent or may have, and what it saw last. */
+  private cancelled(cause: unknown): never {
+    const { clock, signal } = this.deps;
+    const lost =
+      this.recorded && this.commandMaybeApplied
+        ? ` after a ${this.recorded.command} whose answer never came`
+        : "";
+    const sent = this.commands.length
+      ? ` after sending ${this.commands.join(", then ")}`
+      : this.lostAnswers || lost;
+    const seen = this.service
+      ? `: it was ${this.service.state || "in no reported state"} when last seen`
+      : "";
+    const message =
+      `Cancelled after ${seconds(clock.now() - this.started)} waiting for ${this.label()} to be ` +
+      `${this.request.desired}${sent}${seen} (${cancelledDetail(signal!)}).`;
+    return this.fail("cancelled", message, cause);
   }
 
   private fail(kind: ConvergeError["kind"], message: string, cause?: unknown): never {

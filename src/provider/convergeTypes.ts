@@ -1,4 +1,5 @@
 import type { Clock } from "../api/clock";
+import { DbcloudError, quoted } from "../api/errors";
 import type { ApiClient } from "../api/client";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
@@ -48,13 +49,18 @@ export interface ConvergeDeps {
   clock: Clock;
   log: ProgressLog;
   tuning: Readonly<ConvergeTuning>;
+  /** Cancellation: every poll wait and request of the converge ends at once when it aborts. */
+  signal?: AbortSignal;
 }
 
-/** Converging failed; `commandAccepted` says the world changed, so the provider records the resource. */
-export class ConvergeError extends Error {
+/**
+ * Converging failed (or was cancelled); `commandAccepted` says the world changed, or may have, so the
+ * provider records the resource.
+ */
+export class ConvergeError extends DbcloudError {
   readonly commandAccepted!: boolean;
   readonly service!: Service | undefined;
-  readonly kind!: "timeout" | "terminal" | "flapping" | "api";
+  readonly kind!: "timeout" | "terminal" | "flapping" | "api" | "cancelled";
   readonly lastCommand: SentCommand | undefined;
   /** Set when it timed out waiting on this warehouse's other members: it saw the service, so it records it. */
   readonly warehouseId: string | undefined;
@@ -64,7 +70,6 @@ export class ConvergeError extends Error {
   ) {
     const { message, cause, ...fields } = init;
     super(message, cause === undefined ? undefined : { cause });
-    this.name = "ConvergeError";
     Object.assign(this, fields);
   }
 }
@@ -72,7 +77,7 @@ export class ConvergeError extends Error {
 /** `service "analytics" (3f2a1c9e…)`, or the id alone when the name is unknown. */
 export function describeService(service: Service | undefined, serviceId: string): string {
   const short = `${serviceId.slice(0, 8)}…`;
-  return service?.name ? `service "${service.name}" (${short})` : `service ${short}`;
+  return service?.name ? `service ${quoted(service.name)} (${short})` : `service ${short}`;
 }
 
 /** `45s`, or `0.5s` below ten seconds (short timeouts would otherwise read as 0s or 1s). */

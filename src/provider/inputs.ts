@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { InvalidInputError, quoted } from "../api/errors";
 import { isEndpointId, isUuid } from "../api/guards";
-import { truncate } from "../api/redact";
 import { defaultOrganizationId } from "../config";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
@@ -52,7 +52,7 @@ export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = tr
     const result = schema.safeParse(value);
     if (!result.success) {
       const reasons = [...new Set(result.error.issues.map((issue) => issue.message))];
-      failures.push({ property, reason: `${reasons.join("; ")} (got ${JSON.stringify(value)})` });
+      failures.push({ property, reason: `${reasons.join("; ")} (got ${quoted(value)})` });
     }
   }
   return failures;
@@ -62,7 +62,7 @@ export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = tr
 export function requireValid(what: string, props: Props, fields: FieldSchemas, allowUnknown = false): void {
   const failures = checkFields(props, fields, allowUnknown);
   if (failures.length) {
-    throw new Error(
+    throw new InvalidInputError(
       `${what}: refusing to act on invalid properties (the stack's state may be old or edited by hand; ` +
         `fix the program, or run \`pulumi refresh\`):\n- ${failures.map((f) => `${f.property}: ${f.reason}`).join("\n- ")}`,
     );
@@ -89,9 +89,6 @@ export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) 
   return { inputs, failures };
 }
 
-/** Long or hostile values are cut: a message names them, it does not carry them. */
-const shown = (value: unknown) => JSON.stringify(truncate(String(value), 120));
-
 /**
  * Refuses `operation` unless `id` is the id the properties make, their `values` joined by "/"; the
  * message names both sides, each part by its label. ServiceRunState's id is its service id alone.
@@ -104,10 +101,10 @@ export function requireIdOfProperties(
 ): void {
   if (id === values.map(String).join("/")) return;
   const describe = (parts: readonly unknown[]) =>
-    labels.map((label, i) => `${label} ${shown(parts[i])}`).join(", ");
+    labels.map((label, i) => `${label} ${quoted(parts[i])}`).join(", ");
   const parts = typeof id === "string" ? id.split("/") : [];
-  const fromId = parts.length === labels.length ? describe(parts) : `id ${shown(id)}`;
-  throw new Error(
+  const fromId = parts.length === labels.length ? describe(parts) : `id ${quoted(id)}`;
+  throw new InvalidInputError(
     `${operation} refused: the resource id names ${fromId}, but its properties name ${describe(values)}. ` +
       `The state was edited, imported or written by another version; nothing was sent. Make them agree ` +
       `(pulumi state edit), or drop the resource from the state (pulumi state delete <urn>) and import it again.`,

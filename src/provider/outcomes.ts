@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from "../api/errors";
+import { BadRequestError, DbcloudError, NotFoundError } from "../api/errors";
 
 /** A message about the caller rather than the thing asked for: never "gone". */
 const ABOUT_THE_CALLER =
@@ -30,10 +30,25 @@ export function isGone(error: unknown, subjects: readonly Subject[] = ["service"
   ].some((pattern) => pattern.test(message));
 }
 
+/** A resource's operation failed for the reason in `cause`; the message says what that means for the stack. */
+export class ResourceOperationError extends DbcloudError {}
+
 /**
  * An error that makes the engine record the resource (created, but failed to initialise), so the
  * next `pulumi up` carries on. The provider host only looks for `id`, `properties` and `reasons`.
  */
+export class ResourceInitError extends ResourceOperationError {
+  readonly reasons: string[];
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Record<string, unknown>,
+  ) {
+    super(message);
+    this.reasons = [message];
+  }
+}
+
 export function resourceInitError(message: string, id: string, properties: Record<string, unknown>) {
-  return Object.assign(new Error(message), { id, properties, reasons: [message] });
+  return new ResourceInitError(message, id, properties);
 }

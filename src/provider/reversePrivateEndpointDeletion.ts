@@ -14,7 +14,7 @@ import {
   type Props,
   requireIdOfProperties,
 } from "./inputs";
-import { isGone } from "./outcomes";
+import { isGone, ResourceOperationError } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
 
 /* The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
@@ -63,21 +63,23 @@ const idParts = (inputs: Props) => ID_FIELDS.map((field) => inputs[field]);
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props) {
   const inputs = inputsOf(props, "create");
-  const { client } = providerContext();
+  const { client, signal } = providerContext();
   try {
-    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline() });
+    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline(), signal });
   } catch (error) {
     if (isGone(error, ["service"])) {
-      throw new Error(
+      throw new ResourceOperationError(
         `Service ${inputs.serviceId} was not found in organization ${inputs.organizationId}: ` +
           `check serviceId and organizationId. (${(error as Error).message})`,
+        { cause: error },
       );
     }
     if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) {
-      throw new Error(
+      throw new ResourceOperationError(
         `The API key was refused while reading service ${inputs.serviceId}: check dbcloud:apiKeyId / ` +
           `DBCLOUD_API_KEY_ID and dbcloud:apiKeySecret / DBCLOUD_API_KEY_SECRET, and the key's role. ` +
           `(${(error as Error).message})`,
+        { cause: error },
       );
     }
     throw error;
@@ -92,9 +94,9 @@ export async function update(id: string, _olds: Props, news: Props) {
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const inputs = inputsOf(props, "read", id, pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
-  const { client } = providerContext();
+  const { client, signal } = providerContext();
   try {
-    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline() });
+    await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline(), signal });
     return { id, props: { ...props, timeoutSeconds: inputs.timeoutSeconds } };
   } catch (error) {
     if (!isGone(error, ["service"])) throw error;
@@ -110,18 +112,19 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
 export async function remove(id: string, props: Props): Promise<void> {
   const inputs = inputsOf(props, "delete", id);
   const { organizationId, serviceId, reversePrivateEndpointId: endpointId, timeoutSeconds } = inputs;
-  const { client } = providerContext();
+  const { client, signal } = providerContext();
   const deadline = deadlineAfter(timeoutSeconds);
   try {
     const { requestId } = await client.deleteReversePrivateEndpoint(organizationId, serviceId, endpointId, {
       deadline,
+      signal,
     });
     consoleLog.info(destroying.endpointDeleted(endpointId, serviceId, requestId));
   } catch (error) {
     const why = (error as Error).message;
     if (!isGone(error)) {
       const message = `Deleting reverse private endpoint ${endpointId} of service ${serviceId} failed: ${why}`;
-      throw new Error(message, { cause: error });
+      throw new ResourceOperationError(message, { cause: error });
     }
     consoleLog.info(destroying.endpointAlreadyGone(endpointId, serviceId, why));
   }

@@ -6,7 +6,7 @@ import { providerContext, readDeadline } from "./context";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import { pickFields, requireIdOfProperties, requireValid, type Props } from "./inputs";
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
-import { isGone, resourceInitError } from "./outcomes";
+import { isGone, resourceInitError, ResourceOperationError } from "./outcomes";
 import { consoleLog, destroying, refreshing } from "./progress";
 import { fieldSchemas, ID_FIELDS, inputsOf, outputsOf, withDefaults } from "./serviceRunStateInputs";
 import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
@@ -75,11 +75,14 @@ function requireIds(operation: string, id: string, props: Props, detail = "") {
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const ids = requireIds("read", id, { ...props, serviceId: props.serviceId ?? id });
   const inputs = withDefaults({ ...props, ...ids });
-  const { client, clock, tuning } = providerContext();
+  const { client, clock, tuning, signal } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
     const deadline = readDeadline();
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, { deadline });
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
+      deadline,
+      signal,
+    });
     const shown = service.state ?? "";
     const outputs = outputsOf(inputs, service, previous && afterRead(previous, shown));
     const kept = props.observedState;
@@ -146,7 +149,7 @@ export async function remove(id: string, props: Props): Promise<void> {
       consoleLog.warn(destroying.terminal(label, error.service!.state));
       return;
     }
-    throw new Error(
+    throw new ResourceOperationError(
       `${(error as Error).message} Stopping on destroy (onDestroy: "stop", waiting at most ${timeoutSeconds}s: ` +
         `customTimeouts.delete / deleteTimeoutSeconds, else timeoutSeconds) failed: the resource stays in the ` +
         `stack; run \`pulumi destroy\` again to retry.`,

@@ -1,5 +1,6 @@
 import type { ServiceCommand } from "../api/options";
-import { ApiError } from "../api/errors";
+import { ApiError, QUOTED_CHARS } from "../api/errors";
+import { truncate } from "../api/redact";
 import type { Service } from "../api/schemas";
 import { isGone } from "./outcomes";
 
@@ -9,8 +10,12 @@ import { isGone } from "./outcomes";
  * means wait and try again; only the service's GET shows a warehouse, and only a re-send that it still holds.
  */
 
-/** Statuses with a meaning of their own, never a warehouse's refusal (409 is a transition in progress). */
-const OWN_MEANING: readonly number[] = [401, 403, 404, 409, 429];
+/**
+ * Statuses with a meaning of their own, never a warehouse's refusal. A 409 (a transition in progress)
+ * is waited out either way; to a command a warehouse can refuse, it counts as the warehouse's, so a
+ * deadline names the warehouse whichever status the server chose.
+ */
+const OWN_MEANING: readonly number[] = [401, 403, 404, 429];
 
 export interface WarehouseWait {
   warehouseId: string;
@@ -48,9 +53,11 @@ export function warehouseRefusal(
 }
 
 export function warehouseBlocker(wait: WarehouseWait): string {
+  // The id comes from the API: a message names it, cut as quoted values are, never carries it whole.
+  const warehouse = truncate(wait.warehouseId, QUOTED_CHARS);
   return wait.role === "primary"
-    ? `it is the primary of warehouse ${wait.warehouseId}, whose secondary services must be stopped first`
-    : `it is a secondary of warehouse ${wait.warehouseId}, whose primary service must be started first`;
+    ? `it is the primary of warehouse ${warehouse}, whose secondary services must be stopped first`
+    : `it is a secondary of warehouse ${warehouse}, whose primary service must be started first`;
 }
 
 /** The deadline error's account of the wait. */

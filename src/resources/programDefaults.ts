@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ConfigurationError, InvalidInputError, quoted } from "../api/errors";
 import { readSetting } from "../config";
 
 /*
@@ -16,11 +17,11 @@ export function programStackConfig(key: string): string | undefined {
 export function programOrganizationId(what: string): string {
   const value = readSetting("organizationId", programStackConfig, process.env);
   if (!value) {
-    throw new Error(
+    throw new ConfigurationError([
       `${what}: organizationId is not set. Pass it as an argument, or set stack config ` +
         `dbcloud:organizationId (pulumi config set dbcloud:organizationId <uuid>) or environment variable ` +
         `DBCLOUD_ORGANIZATION_ID.`,
-    );
+    ]);
   }
   return value;
 }
@@ -50,8 +51,8 @@ export function customTimeoutSeconds(
     if (text === undefined) continue;
     const seconds = parseDurationSeconds(text);
     if (seconds === undefined || seconds <= 0) {
-      throw new Error(
-        `${resourceType} "${name}": customTimeouts.${key} "${text}" is not a duration; write it like "20m", "90s" or "1h30m".`,
+      throw new InvalidInputError(
+        `${resourceType} "${name}": customTimeouts.${key} ${quoted(text)} is not a duration; write it like "20m", "90s" or "1h30m".`,
       );
     }
     values.push(seconds);

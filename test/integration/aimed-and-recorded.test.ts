@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { steppedClock } from "../helpers/steppedClock";
 import { randomUUID } from "node:crypto";
 import { ApiClient } from "../../src/api/client";
+import { InvalidInputError } from "../../src/api/errors";
 import { checkedRequestUrl } from "../../src/api/guards";
 import { RateBudget } from "../../src/api/rateBudget";
 import * as provider from "../../src/provider";
@@ -62,13 +63,14 @@ describe("a request goes only where it was meant to go", function () {
       });
       await assert.rejects(
         client.deleteReversePrivateEndpoint(fixture.organizationId, serviceId, id),
-        TypeError,
+        InvalidInputError,
       );
       await assert.rejects(
         provider.reversePrivateEndpointDeletionDelete(
           endpointIdOf(endpointProps({ reversePrivateEndpointId: id })),
           endpointProps({ reversePrivateEndpointId: id }),
         ),
+        InvalidInputError,
       );
       assert.equal(fixture.emulator.requests.length, 0);
       assert.equal(

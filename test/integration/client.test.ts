@@ -97,7 +97,7 @@ describe("client bookkeeping", function () {
   it("a command other than start or stop is refused before anything is sent", async () => {
     server = await scriptedServer([200]);
     await assert.rejects(clientFor(server).changeServiceState(ORG, SVC, "restart" as "start"), {
-      name: "TypeError",
+      name: "InvalidInputError",
       message: 'command must be "start" or "stop", got "restart"',
     });
     assert.equal(server.requests.length, 0);
@@ -211,22 +211,22 @@ describe("client bookkeeping", function () {
   it("names the field of a bad id in every operation", async () => {
     server = await scriptedServer([200]);
     const client = clientFor(server);
-    await assert.rejects(client.getService(ORG, "bad"), /^TypeError: serviceId must be a uuid/);
+    await assert.rejects(client.getService(ORG, "bad"), /^InvalidInputError: serviceId must be a uuid/);
     await assert.rejects(
       client.changeServiceState("bad", SVC, "start"),
-      /^TypeError: organizationId must be a uuid/,
+      /^InvalidInputError: organizationId must be a uuid/,
     );
     await assert.rejects(
       client.changeServiceState(ORG, "bad", "start"),
-      /^TypeError: serviceId must be a uuid/,
+      /^InvalidInputError: serviceId must be a uuid/,
     );
     await assert.rejects(
       client.deleteReversePrivateEndpoint("bad", SVC, "e"),
-      /^TypeError: organizationId must be/,
+      /^InvalidInputError: organizationId must be/,
     );
     await assert.rejects(
       client.deleteReversePrivateEndpoint(ORG, "bad", "e"),
-      /^TypeError: serviceId must be/,
+      /^InvalidInputError: serviceId must be/,
     );
     assert.equal(server.requests.length, 0);
   });

@@ -92,7 +92,7 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
         endpointIdOf(props({ timeoutSeconds: 0.5 })),
         props({ timeoutSeconds: 0.5 }),
       ),
-      /^Error: Deleting reverse private endpoint rpe-0a1b2c of service .* failed: .*429/,
+      /^ResourceOperationError: Deleting reverse private endpoint rpe-0a1b2c of service .* failed: .*429/,
     );
     assert.equal(server!.requests.length, 1, "no retry after timeoutSeconds");
   });
@@ -102,7 +102,7 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
     await assert.rejects(
       provider.reversePrivateEndpointDeletionCreate(props()),
       new RegExp(
-        `^Error: Service ${SVC} was not found in organization ${ORG}: check serviceId and organizationId`,
+        `^ResourceOperationError: Service ${SVC} was not found in organization ${ORG}: check serviceId and organizationId`,
       ),
     );
     await server!.close();
@@ -230,7 +230,7 @@ describe("ReversePrivateEndpointDeletion, answer by answer", function () {
     await serve(403, error(403, "forbidden"));
     await assert.rejects(
       provider.reversePrivateEndpointDeletionCreate(endpointProps),
-      /^Error: The API key was refused while reading service .*dbcloud:apiKeyId .*\(403 forbidden/,
+      /^ResourceOperationError: The API key was refused while reading service .*dbcloud:apiKeyId .*\(403 forbidden/,
     );
     await server!.close();
     await serve(422, error(422, "odd"));

@@ -139,7 +139,7 @@ describe("the resource id and its properties name the same things", function () 
       // An id that is not text (hand-edited state) is named as it is, not taken apart.
       await assert.rejects(provider.serviceRunStateRead(42 as unknown as string, runState(b)), {
         message:
-          /^ServiceRunState read refused: the resource id names id "42", but its properties name service "/,
+          /^ServiceRunState read refused: the resource id names id 42, but its properties name service "/,
       });
       bothUntouched();
     });

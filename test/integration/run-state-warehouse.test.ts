@@ -21,13 +21,16 @@ describe("ServiceRunState on a warehouse's services", function () {
   let output: CapturedConsole;
   let warehouse: WarehouseSeed;
 
-  async function start(secondaries = 2, options: { rate?: string; rules?: Partial<WarehouseRules> } = {}) {
+  async function start(
+    secondaries = 2,
+    options: { rate?: string; rules?: Partial<WarehouseRules>; name?: string } = {},
+  ) {
     fixture = await startProviderFixture({
       transitions: { starting: TRANSITION_MS, stopping: TRANSITION_MS },
       ...(options.rate && { rateLimit: { requests: 10, windowMs: 1_000 }, clientRateLimit: options.rate }),
       ...(options.rules && { warehouseRules: options.rules }),
     });
-    warehouse = warehouseSeed({ organizationId: fixture.organizationId, secondaries });
+    warehouse = warehouseSeed({ organizationId: fixture.organizationId, secondaries, name: options.name });
     for (const service of warehouse.services) fixture.emulator.addService(service);
     output = captureConsole();
   }
@@ -86,22 +89,37 @@ describe("ServiceRunState on a warehouse's services", function () {
     });
   }
 
-  it("at the deadline, names the warehouse and what must happen first, and records what it saw", async () => {
-    await start();
+  for (const [status, rules] of [
+    [400, undefined],
+    [409, { primaryStop: { status: 409, message: "Conflict with the service's current state" } }],
+  ] as const) {
+    it(`at the deadline, names the warehouse and what must happen first, and records what it saw (${status})`, async () => {
+      await start(2, { rules });
+      const error = (await create(warehouse.primary.id, "stopped", 1).then(
+        () => assert.fail("the stop succeeded while the secondaries run"),
+        (caught: unknown) => caught,
+      )) as Error & { id?: string; properties?: Props };
+      assert.match(error.message, new RegExp(`warehouse ${warehouse.dataWarehouseId}`));
+      assert.match(error.message, /secondary services must be stopped first, in the same stack or by hand/);
+      assert.match(error.message, new RegExp(`the stop was refused (once|\\d+ times), last: ${status} `));
+      assert.match(error.message, /Nothing was changed: the resource is recorded/);
+      assert.equal(error.id, warehouse.primary.id);
+      assert.equal(error.properties?.observedState, "running");
+      assert.equal(error.properties?.state, "stopped");
+      assert.equal(fixture.emulator.service(warehouse.primary.id)?.state, "running");
+      const last = fixture.emulator.requests.filter((r) => r.serviceId === warehouse.primary.id).pop();
+      assert.equal(last?.method, "GET", "no re-send so late that its answer could miss the deadline");
+    });
+  }
+
+  it("the deadline's message names a service of any length cut", async () => {
+    await start(1, { name: "n".repeat(100_000) });
     const error = (await create(warehouse.primary.id, "stopped", 1).then(
-      () => assert.fail("the stop succeeded while the secondaries run"),
+      () => assert.fail("the stop succeeded while the secondary runs"),
       (caught: unknown) => caught,
-    )) as Error & { id?: string; properties?: Props };
-    assert.match(error.message, new RegExp(`warehouse ${warehouse.dataWarehouseId}`));
-    assert.match(error.message, /secondary services must be stopped first, in the same stack or by hand/);
-    assert.match(error.message, /the stop was refused \d+ times, last: 400 Cannot stop the primary/);
-    assert.match(error.message, /Nothing was changed: the resource is recorded/);
-    assert.equal(error.id, warehouse.primary.id);
-    assert.equal(error.properties?.observedState, "running");
-    assert.equal(error.properties?.state, "stopped");
-    assert.equal(fixture.emulator.service(warehouse.primary.id)?.state, "running");
-    const last = fixture.emulator.requests.filter((r) => r.serviceId === warehouse.primary.id).pop();
-    assert.equal(last?.method, "GET", "no re-send so late that its answer could miss the deadline");
+    )) as Error;
+    assert.ok(error.message.length < 3_000, `the message is ${error.message.length} characters`);
+    assert.ok(error.message.includes(`service "${"n".repeat(120)}… (99888 more characters)"`), error.message);
   });
 
   it("a secondary's start refused while its primary is stopped waits for the primary, then succeeds", async () => {

@@ -37,23 +37,26 @@ export function engineCalls(plugin: PluginProcess) {
         .map((f) => ({ property: f.getProperty(), reason: f.getReason() }));
       return { inputs: plain(response.getInputs()), failures };
     },
-    async diff(id: string, urn: string, olds: Props, news: Props) {
+    /** `oldInputs`: the inputs the state holds, which newer engines send beside the old outputs. */
+    async diff(id: string, urn: string, olds: Props, news: Props, oldInputs?: Props) {
       const request = new provpb.DiffRequest()
         .setId(id)
         .setUrn(urn)
         .setOlds(struct(olds))
         .setNews(struct(news));
+      if (oldInputs) request.setOldInputs(struct(oldInputs));
       const response = await plugin.call<provpb.DiffResponse>("diff", request);
       const detailed: Record<string, number> = {};
       response.getDetaileddiffMap().forEach((entry, key) => (detailed[key] = entry.getKind()));
       const changes = (["unknown", "none", "some"] as const)[response.getChanges()];
       return { changes, replaces: response.getReplacesList(), diffs: response.getDiffsList(), detailed };
     },
-    async create(urn: string, properties: Props, timeout = 0) {
+    async create(urn: string, properties: Props, timeout = 0, preview = false) {
       const request = new provpb.CreateRequest()
         .setUrn(urn)
         .setProperties(struct(properties))
-        .setTimeout(timeout);
+        .setTimeout(timeout)
+        .setPreview(preview);
       const response = await plugin.call<provpb.CreateResponse>("create", request);
       return { id: response.getId(), properties: plain(response.getProperties()) };
     },
@@ -67,12 +70,13 @@ export function engineCalls(plugin: PluginProcess) {
         inputs: inputs && plain(inputs),
       };
     },
-    async update(id: string, urn: string, olds: Props, news: Props, timeout = 0) {
+    async update(id: string, urn: string, olds: Props, news: Props, timeout = 0, preview = false) {
       const request = new provpb.UpdateRequest()
         .setId(id)
         .setUrn(urn)
         .setOlds(struct(olds))
-        .setNews(struct(news));
+        .setNews(struct(news))
+        .setPreview(preview);
       const response = await plugin.call<provpb.UpdateResponse>("update", request.setTimeout(timeout));
       return { properties: plain(response.getProperties()) };
     },

@@ -13,8 +13,9 @@ import {
 
 /*
  * How the plugin fails: a create that sent its command and then ran out of the engine's time is
- * recorded (ErrorResourceInitFailed, as the dynamic provider's partial failures are), and Cancel
- * ends a wait of many minutes at once. Cancel is for the whole process, so it comes last.
+ * recorded (ErrorResourceInitFailed, as the dynamic provider's partial failures are), and so is one
+ * cancelled after its command was accepted; Cancel ends a wait of many minutes at once. Cancel is
+ * for the whole process, so it comes last (test/plugin/cancel.test.ts holds each kind of wait).
  */
 
 const ORG = randomUUID();
@@ -72,7 +73,7 @@ describe("plugin: partial failures and Cancel", function () {
     for (const key of Object.keys(inputs)) assert.deepEqual(recorded.properties[key], inputs[key], key);
   });
 
-  it("Cancel ends a create waiting for a ten-minute start, and every wait after it", async function () {
+  it("Cancel ends a create waiting for a ten-minute start, records it as a deadline does, and ends every wait after it", async function () {
     this.timeout(20_000);
     const { serviceId, urn, inputs } = await stoppedService("cancelled");
     const creating = calls.create(urn, inputs).then(
@@ -83,7 +84,14 @@ describe("plugin: partial failures and Cancel", function () {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await plugin.call("cancel", new Empty());
-    assert.match((await creating).message, /^Cancelled/);
+    const cancelled = await creating;
+    assert.match(cancelled.message, /^Cancelled .* after sending start: it was starting when last seen/);
+    const recorded = cancelled.initFailure;
+    assert.ok(recorded, "the accepted start is recorded: ErrorResourceInitFailed in the status details");
+    assert.equal(recorded.id, serviceId);
+    assert.equal(recorded.properties.observedState, "starting");
+    assert.equal((recorded.properties.lastCommand as { command: string }).command, "start");
+    assert.equal(recorded.properties.timeoutSeconds, 1200);
 
     const later = await stoppedService("after-cancel");
     const refused = await calls.create(later.urn, later.inputs).catch((error: PluginCallError) => error);

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startEmulator, type Emulator } from "../../src/emulator";
+import { customTimeoutSeconds } from "../../src/resources/programDefaults";
 import { DELETION, engineCalls, RUN_STATE, secret, urnOf } from "./engineCalls";
 import {
   binCommand,
@@ -16,7 +17,8 @@ import {
  * Adopting what exists: `pulumi import` (Read with an id and no properties) for both resource
  * types, and a stack moving from the dynamic resources with an alias: state the dynamic provider
  * of 0.1.0 wrote (test/fixtures/state-0.1.0.json, `__provider` and all) diffs as no change and
- * refreshes without the dynamic provider's own property.
+ * refreshes without the dynamic provider's own property; so does state whose timeouts the dynamic
+ * resource filled from `customTimeouts`, which the engine gives the plugin instead.
  */
 
 type Props = Record<string, unknown>;
@@ -130,6 +132,56 @@ describe("plugin: import, and a move from the dynamic resources", function () {
       assert.equal(refreshed.id, old.id);
       assert.ok(!("__provider" in refreshed.properties));
       assert.equal((await calls.diff(old.id, urn, refreshed.properties, inputs)).changes, "none");
+      emulator.removeService(serviceId);
+    });
+  }
+
+  const TIMEOUTS = { create: "10m", update: "15m", delete: "8m" };
+  for (const [name, type, fromTimeouts] of [
+    [
+      "analytics",
+      RUN_STATE,
+      {
+        timeoutSeconds: customTimeoutSeconds("ServiceRunState", "analytics", TIMEOUTS, ["create", "update"]),
+        deleteTimeoutSeconds: customTimeoutSeconds("ServiceRunState", "analytics", TIMEOUTS, ["delete"]),
+      },
+    ],
+    [
+      "pipes",
+      DELETION,
+      {
+        timeoutSeconds: customTimeoutSeconds("ReversePrivateEndpointDeletion", "pipes", TIMEOUTS, ["delete"]),
+      },
+    ],
+  ] as const) {
+    it(`an alias move of ${name} created with customTimeouts: no diff before or after a refresh; a timeout the program sets still diffs`, async function () {
+      // As the dynamic resource stores them: `customTimeouts` as the timeout inputs, in and out.
+      const old = entry(name);
+      Object.assign(old.inputs, fromTimeouts);
+      Object.assign(old.outputs, fromTimeouts);
+      const urn = urnOf(type, name);
+      // The program keeps its customTimeouts (the engine sends them with each call) and no timeout input.
+      const program = withoutProvider(old.inputs);
+      for (const key of Object.keys(fromTimeouts)) delete program[key];
+      const { inputs } = await calls.check(urn, old.inputs, program);
+      const planned = await calls.diff(old.id, urn, old.outputs, inputs, old.inputs);
+      assert.equal(planned.changes, "none", JSON.stringify(planned));
+
+      const serviceId = old.outputs.serviceId as string;
+      emulator.addService({
+        organizationId: ORG,
+        id: serviceId,
+        name,
+        reversePrivateEndpointIds: ["rpe-from-0-1-0"],
+      });
+      const refreshed = await calls.read(old.id, urn, old.outputs);
+      assert.ok(!("__provider" in refreshed.properties));
+      const after = await calls.diff(old.id, urn, refreshed.properties, inputs, old.inputs);
+      assert.equal(after.changes, "none", JSON.stringify(after));
+
+      const explicit = (await calls.check(urn, old.inputs, { ...program, timeoutSeconds: 60 })).inputs;
+      const changed = await calls.diff(old.id, urn, refreshed.properties, explicit, old.inputs);
+      assert.deepEqual([changed.changes, changed.diffs], ["some", ["timeoutSeconds"]]);
       emulator.removeService(serviceId);
     });
   }

@@ -25,7 +25,7 @@ describe("converge: what it returns and how it fails", () => {
     for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
       const s = scripted(["stopped"]);
       await assert.rejects(converge(request({ timeoutMs }), s.deps), {
-        name: "TypeError",
+        name: "InvalidInputError",
         message: `the timeout must be a positive number of ms, got ${timeoutMs}`,
       });
       assert.deepEqual(s.calls, []);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { quoted } from "../../src/api/errors";
 import {
   checkApiUrl,
   checkedRequestUrl,
@@ -24,7 +25,7 @@ describe("ids", () => {
   it("a value that only converts to a uuid (an array holding one, from a JavaScript caller) is refused", () => {
     assert.ok(!isUuid([UUID]));
     assert.throws(() => uuidSegment("serviceId", [UUID]), {
-      name: "TypeError",
+      name: "InvalidInputError",
       message: `serviceId must be a uuid (like ${UUID}), got ["${UUID}"]`,
     });
   });
@@ -47,11 +48,11 @@ describe("ids", () => {
       `https://api.example.com${path}`,
     );
     assert.throws(() => uuidSegment("serviceId", "nope"), {
-      name: "TypeError",
+      name: "InvalidInputError",
       message: `serviceId must be a uuid (like ${UUID}), got "nope"`,
     });
     assert.throws(() => endpointSegment("reversePrivateEndpointId", ".."), {
-      name: "TypeError",
+      name: "InvalidInputError",
       message:
         'reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ -, not dots alone, got ".."',
     });
@@ -74,9 +75,9 @@ describe("the path about to be sent", () => {
       `/v1/organizations/${"x".repeat(129)}/services/b`,
     ]) {
       assert.throws(() => checkedRequestUrl("https://api.example.com", template, path), {
-        name: "TypeError",
+        name: "InvalidInputError",
         message: new RegExp(
-          `^Refusing to send: the request path ${JSON.stringify(path).replace(/[./]/g, "\\$&")} does not match`,
+          `^Refusing to send: the request path ${quoted(path).replace(/[./()]/g, "\\$&")} does not match`,
         ),
       });
     }
@@ -111,11 +112,14 @@ describe("the path about to be sent", () => {
     const base = "https://api.example.com/c";
     assert.equal(checkedRequestUrl(base, template, path), `${base}${path}`);
     // The same path under another operation's template is refused.
-    assert.throws(() => checkedRequestUrl(base, `${template}/state`, path), /^TypeError: Refusing to send/);
+    assert.throws(
+      () => checkedRequestUrl(base, `${template}/state`, path),
+      /^InvalidInputError: Refusing to send/,
+    );
     // The same URL split differently between base and path: the path does not fit the template.
     assert.throws(
       () => checkedRequestUrl("https://api.example.com", template, `/c${path}`),
-      /^TypeError: Refusing to send/,
+      /^InvalidInputError: Refusing to send/,
     );
   });
 

@@ -36,6 +36,7 @@ describe("public surface", () => {
 
   it("the package root exports the resources, providers, getService, client, errors and documented constants only", () => {
     assert.deepEqual(Object.keys(root).sort(), [
+      "ApiCancelledError",
       "ApiClient",
       "ApiConnectionError",
       "ApiError",
@@ -49,6 +50,7 @@ describe("public surface", () => {
       "DEFAULT_TIMEOUTS",
       "DEFAULT_TIMEOUT_SECONDS",
       "DbcloudError",
+      "InvalidInputError",
       "KNOWN_STATES",
       "MAX_TIMEOUT_SECONDS",
       "NotFoundError",

@@ -16,7 +16,8 @@ const answer = (status: number, serverMessage = "Cannot do that now") =>
 
 describe("a warehouse's refusal", () => {
   it("any 4xx without a meaning of its own to a primary's stop or a secondary's start, whatever its wording", () => {
-    for (const status of [400, 408, 412, 422, 424, 451, 499]) {
+    // 409 included: waited out either way, it counts as the warehouse's so that a deadline names it.
+    for (const status of [400, 408, 409, 412, 422, 424, 451, 499]) {
       assert.equal(
         warehouseRefusal(answer(status, "x"), primary, "stop", undefined)?.role,
         "primary",
@@ -42,7 +43,7 @@ describe("a warehouse's refusal", () => {
   });
 
   it("not a status with its own meaning, a 5xx, no answer, nor a 400 saying the service is not found", () => {
-    const errors = [401, 403, 404, 409, 429, 500, 503, 399].map((status) => answer(status));
+    const errors = [401, 403, 404, 429, 500, 503, 399].map((status) => answer(status));
     errors.push(
       answer(400, "Service not found"),
       new ApiTimeoutError({ status: undefined, message: "t", method: "PATCH", path: "/state" }),
@@ -76,5 +77,11 @@ describe("a warehouse's refusal", () => {
         `stack or by hand; the start was refused once, last: 400 Cannot do that now (PATCH /state, requestId r-1))`,
     );
     assert.match(warehouseTimeoutNote({ ...wait, refusals: 3 }), /refused 3 times/);
+    const long = warehouseTimeoutNote({ ...wait, warehouseId: "w".repeat(100_000) });
+    assert.ok(
+      long.includes(`warehouse ${"w".repeat(120)}… (99880 more characters), whose`),
+      long.slice(0, 300),
+    );
+    assert.ok(long.length < 1_000, `the note is ${long.length} characters`);
   });
 });

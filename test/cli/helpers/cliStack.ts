@@ -114,13 +114,11 @@ export class CliStack {
     const server =
       this.program && RUNS_PROGRAM.has(args[0]) ? await startProgramServer(this.program) : undefined;
     try {
-      const clientArgs = server ? ["--client", server.address] : [];
-      return await runCli(
-        [...args, "--non-interactive", ...clientArgs],
-        this.projectDir,
-        this.env,
-        onStarted,
-      );
+      const flags = ["--non-interactive", ...(server ? ["--client", server.address] : [])];
+      // Flags go before a `--`, after which everything is a value.
+      const end = args.includes("--") ? args.indexOf("--") : args.length;
+      const withFlags = [...args.slice(0, end), ...flags, ...args.slice(end)];
+      return await runCli(withFlags, this.projectDir, this.env, onStarted);
     } finally {
       server?.process.kill("SIGTERM");
     }
