@@ -214,7 +214,8 @@ export function packageSchema() {
       nodejs: { packageName: "pulumi-dbcloud-sdk", dependencies: { "@pulumi/pulumi": "^3.139.0" } },
       python: {
         packageName: "pulumi_dbcloud",
-        requires: { pulumi: ">=3.139.0,<4.0.0" },
+        // The generated code uses pulumi.type_token, which the Python SDK has from 3.165.0.
+        requires: { pulumi: ">=3.165.0,<4.0.0" },
         pythonRequires: ">=3.9",
         respectSchemaVersion: true,
         pyproject: { enabled: true },
