@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 // Runs the mocha suites and ends with the plain line CI reads: "N passed, N failed". Mocha's own
-// summary is not read by CI. With no arguments, every suite runs, in two processes side by side
-// (the fault suite, and the rest): both mostly wait on timers and sockets, so together they take
-// little more than the longer one (the plugin suite runs beside the fault suite: it too mostly
-// waits, on the plugin processes it starts). The real-engine suite (cli) runs as a third process
-// when the Pulumi CLI is already built (tools/pulumi/build.sh); otherwise one line says how to get
-// it. Arguments name suites (unit, integration, engine, fault, plugin, cli) or single test files,
+// summary is not read by CI. With no arguments, every suite runs, in processes side by side
+// (unit and engine; integration; fault and plugin): they mostly wait on timers, sockets and the
+// processes they start, so together they take little more than the longest. The real-engine suite
+// (cli) runs as one more process when the Pulumi CLI is already built (tools/pulumi/build.sh);
+// otherwise one line says how to get it. Arguments name suites (unit, integration, engine, fault, plugin, cli) or single test files,
 // run in this process.
 "use strict";
 const path = require("node:path");
@@ -13,7 +12,8 @@ const fs = require("node:fs");
 const { execFileSync, spawn } = require("node:child_process");
 
 const GROUPS = [
-  ["unit", "integration", "engine"],
+  ["unit", "engine"],
+  ["integration"],
   ["fault", "plugin"],
   ...(toolchainBuilt() ? [["cli"]] : []),
 ];
