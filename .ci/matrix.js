@@ -152,8 +152,14 @@ async function main() {
             `\n=== real engine: the Pulumi CLI built from its Go modules, test/cli on ${version} ===`,
           );
           const built = await run("bash", ["tools/pulumi/build.sh"], { cwd, env });
-          const result = built.code === 0 ? await run(bin, ["test/run.js", "cli"], { cwd, env }) : built;
+          // The Python programs' virtualenv (the Pulumi SDK from PyPI), built or reused like the CLI.
+          const venv =
+            built.code === 0 ? await run("bash", ["tools/pulumi/python-venv.sh"], { cwd, env }) : built;
+          const result = venv.code === 0 ? await run(bin, ["test/run.js", "cli"], { cwd, env }) : venv;
           record(`real engine (pulumi CLI) on ${label}`, result, Date.now() - stageStarted);
+          const checkStarted = Date.now();
+          const sdk = await run("bash", ["tools/pulumi/sdk.sh", "--check"], { cwd, env });
+          record("sdk/ regenerated from the plugin's schema, no difference", sdk, Date.now() - checkStarted);
         }
         if (row.packaging) {
           // The packed tarball installed from the registry with npm, pnpm and yarn: needs the

@@ -8,7 +8,8 @@
  *   P3  50 services in one process, server limit 10 per 10 s, vs the floor
  *   P3b 4 processes x 10 services on one key, one machine (real child processes, the shared file)
  *   P3c the same as separate machines: nothing shared but the key
- *   P4  serialized provider as installed, host cold start, host peak RSS after 50 services
+ *   P4  serialized provider as installed, host cold start, host peak RSS after 50 services;
+ *       the plugin's single executable: size, build time, cold start to its port vs the npm bin
  * BENCH_REPEATS (P2 runs per row, default 9) and BENCH_FLEET_SCALE (default 0.1) change the run.
  */
 import { writeFileSync } from "node:fs";
@@ -18,6 +19,7 @@ import { runFleet, type FleetResult } from "./fleet";
 import { measureOverhead } from "./overhead";
 import { runP2, type P2Row } from "./p2";
 import { runP4 } from "./p4";
+import { runP4Plugin } from "./p4-plugin";
 import { formatSpread } from "./stats";
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 9);
@@ -96,6 +98,8 @@ async function main() {
     });
     log("P4 package as installed, provider host");
     const p4 = await runP4();
+    log("P4 plugin: single executable vs npm bin");
+    const p4Plugin = await runP4Plugin();
 
     const rows: string[][] = [["block", "measured (median [p25-p75])", "target", "verdict"]];
     rows.push([
@@ -165,6 +169,19 @@ async function main() {
       "printed",
       "-",
     ]);
+    rows.push([
+      "P4 plugin executable (linux-x64)",
+      `${p4Plugin.binaryMb.toFixed(0)} MB, built in ${p4Plugin.buildSeconds.toFixed(0)} s`,
+      "printed",
+      "-",
+    ]);
+    const cold = p4Plugin.coldStartMs;
+    rows.push([
+      `P4 plugin cold start to port (n=${cold.binary.n})`,
+      `executable ${formatSpread(cold.binary, 0)} ms; npm bin ${formatSpread(cold.npmBin, 0)} ms`,
+      "executable <= npm bin",
+      cold.binary.median <= cold.npmBin.median ? "met" : "MISSED",
+    ]);
 
     const results = {
       when: new Date().toISOString(),
@@ -176,6 +193,7 @@ async function main() {
       p3b,
       p3c,
       p4,
+      p4Plugin,
     };
     writeFileSync(join(__dirname, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
     console.log = silence;

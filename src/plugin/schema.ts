@@ -40,6 +40,12 @@ export interface PropertySpec {
 type Properties = Record<string, PropertySpec>;
 
 const PACKAGE = "dbcloud";
+/**
+ * Where the repository is published. The Go SDK's module path derives from it, so `go get` finds
+ * `sdk/go` there; a fork that publishes elsewhere changes this line and runs `npm run sdk`.
+ */
+export const REPOSITORY = "https://github.com/pulumi-dbcloud/pulumi-dbcloud";
+const GO_MODULE = `${new URL(REPOSITORY).host}${new URL(REPOSITORY).pathname}/sdk/go`;
 const token = (name: string) => `${PACKAGE}:index:${name}`;
 const ref = (name: string): PropertySpec => ({ $ref: `#/types/${token(name)}` });
 
@@ -166,6 +172,10 @@ export function packageSchema() {
       "Declare a database service running or stopped, and delete its reverse private endpoints on destroy.",
     keywords: ["pulumi", PACKAGE, "category/database"],
     license: "Apache-2.0",
+    repository: REPOSITORY,
+    publisher: "pulumi-dbcloud",
+    // The SDKs carry the package's version (pulumi-plugin.json, the wheel's version, go.mod).
+    meta: { supportPack: true },
     config: { variables },
     provider: {
       description: "The dbcloud provider: its settings default from the environment.",
@@ -202,11 +212,21 @@ export function packageSchema() {
     functions: { [GET_SERVICE]: getServiceSpec() },
     language: {
       nodejs: { packageName: "pulumi-dbcloud-sdk", dependencies: { "@pulumi/pulumi": "^3.139.0" } },
-      python: { packageName: "pulumi_dbcloud", requires: { pulumi: ">=3.139.0,<4.0.0" } },
-      go: {
-        importBasePath: "example.com/pulumi-dbcloud/sdk/go/dbcloud",
-        generateResourceContainerTypes: true,
+      python: {
+        packageName: "pulumi_dbcloud",
+        // The generated code uses pulumi.type_token, which the Python SDK has from 3.165.0.
+        requires: { pulumi: ">=3.165.0,<4.0.0" },
+        pythonRequires: ">=3.9",
+        respectSchemaVersion: true,
+        pyproject: { enabled: true },
       },
+      go: {
+        importBasePath: `${GO_MODULE}/${PACKAGE}`,
+        modulePath: GO_MODULE,
+        generateResourceContainerTypes: true,
+        respectSchemaVersion: true,
+      },
+      java: { basePackage: "io.github.pulumidbcloud" },
       csharp: { rootNamespace: "DbCloud", packageReferences: { Pulumi: "3.*" } },
     },
   };

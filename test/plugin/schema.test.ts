@@ -85,7 +85,18 @@ describe("plugin: schema", function () {
     ]);
     assert.equal(schema.config.variables.apiKeySecret.secret, true);
     assert.equal(schema.functions["dbcloud:index:getService"].outputs.properties.encryptionKey.secret, true);
-    assert.deepEqual(Object.keys(schema.language).sort(), ["csharp", "go", "nodejs", "python"]);
+    assert.deepEqual(Object.keys(schema.language).sort(), ["csharp", "go", "java", "nodejs", "python"]);
+    // `go get` resolves the Go SDK's import path in the repository the schema names.
+    const repository = new URL(schema.repository);
+    assert.equal(
+      schema.language.go.importBasePath,
+      `${repository.host}${repository.pathname}/sdk/go/dbcloud`,
+    );
+  });
+
+  it("is the schema sdk/ was generated from (`npm run sdk` after a change; CI regenerates the SDKs too)", function () {
+    const committed = readFileSync(join(ROOT, "sdk", "schema.json"), "utf8");
+    assert.equal(committed, `${JSON.stringify(schema, null, 2)}\n`);
   });
 
   it("is served by the source-plugin folder, configured from variables and the environment", async function () {
