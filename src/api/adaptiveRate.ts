@@ -3,12 +3,12 @@ import type { RateLimit } from "./rateLimit";
 
 /*
  * Processes that share only the key learn of each other from 429s alone. After a 429 a budget
- * paces at a share of what the key accepted from it in that window, comes back within a window
- * or two to what the key accepted from it over the whole window before the 429 (a server that
- * names a reset a whole window off says nothing of when its window began), then climbs by a fixed
- * step per window (additive increase, so processes that climb together drift towards equal
- * shares), faster and faster once a few windows pass without a 429, so a key that others stopped
- * using is found again (the convex tail of TCP CUBIC). docs/rate-limits.md has the reasoning.
+ * paces at a share of what the key accepted from it in that window, comes back to that share
+ * within a window or two (to what the key took from it over the whole window before, when the
+ * reset says nothing of when the window began), and climbs by a fixed step per window (additive
+ * increase, so processes that climb together drift towards equal shares), faster and faster once
+ * a few windows pass without a 429, so a key that others stopped using is found again (the
+ * convex tail of TCP CUBIC). docs/rate-limits.md has the reasoning.
  */
 export const ADAPTIVE_RATE = Object.freeze({
   /** The rate right after a 429, as a fraction of the requests the key accepted from this budget in that window. */
@@ -54,10 +54,15 @@ export function learnFromThrottle(
   // Less the refused request itself, dated to its answer by now.
   const acceptedSince = (start: number) =>
     state.grants.filter((grant) => grant >= start && grant <= now).length - 1;
-  const share = Math.max(ADAPTIVE_RATE.minRequests, ADAPTIVE_RATE.cut * acceptedSince(windowStart));
-  // What it sent over the last whole window, as far as the key took it: where the rate comes back to.
-  const recover = Math.min(limit.requests, acceptedSince(now - limit.windowMs - rounding));
-  state.throttle = { at: now, share, recover: Math.max(share, recover) };
+  const accepted = acceptedSince(windowStart);
+  const share = Math.max(ADAPTIVE_RATE.minRequests, ADAPTIVE_RATE.cut * accepted);
+  // Where the rate comes back to: that share, whose sum over the key's users is its limit. A
+  // reset a whole window off says the window began just now, or, from a server that names the
+  // whole window in every 429, nothing of when it began: then what the key took from this budget
+  // over the last whole window.
+  const wholeWindow = windowEnd - now > limit.windowMs - rounding;
+  const recover = wholeWindow ? acceptedSince(now - limit.windowMs - rounding) : accepted;
+  state.throttle = { at: now, share, recover: Math.max(share, Math.min(limit.requests, recover)) };
   return true;
 }
 

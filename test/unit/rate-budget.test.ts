@@ -136,6 +136,9 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
     await budget.acquire(); // 1600, answered 429: the window from 1400 is full until 2400
     budget.blockUntil(2_400);
     assert.equal(budget.rate(), 1 * ADAPTIVE_RATE.cut, "only 1500 went through in that window");
+    const { climb, recoverWindows } = ADAPTIVE_RATE;
+    const back = budget.rate(1_600 + recoverWindows * limit.windowMs);
+    assert.ok(Math.abs(back - (1 + climb * recoverWindows)) < 1e-9, `${back}: back at that share, 1`);
 
     for (const reset of [1_600 + 5 * limit.windowMs, 100]) {
       const other = new RateBudget(limit, jumpingClock().clock, 0);
@@ -169,6 +172,10 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
       ADAPTIVE_RATE.minRequests,
       "no grant of its own in that window but the refused one; not those of the window before",
     );
+    // Such a reset says nothing of when the window began: the rate comes back to what the key
+    // took over the whole window (and its rounding) before the 429: 3000, 4000 and 5000.
+    const back = budget.rate(12_000 + ADAPTIVE_RATE.recoverWindows * 10_000);
+    assert.ok(back >= 3 && back < 4, `${back}: back at 3`);
   });
 
   it("counts the grants of a window whose reset was rounded up to whole seconds", async () => {
