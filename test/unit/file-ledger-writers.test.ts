@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Clock } from "../../src/api/clock";
 import { FileLedger, ledgerPath } from "../../src/api/fileLedger";
 import { RateBudget } from "../../src/api/rateBudget";
 import type { RateLimit } from "../../src/api/rateLimit";
+import { killWithQueue } from "../helpers/queuedWriter";
 
 /*
  * The budget file outlives its writers: a process killed with requests queued in it, a writer on
@@ -37,26 +36,10 @@ describe("rate budget file: what its writers leave behind", function () {
     const spacing = limit.windowMs / limit.requests;
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
     const spawnedAt = Date.now();
-    const child = spawn(
-      process.execPath,
-      ["-r", "ts-node/register/transpile-only", join(__dirname, "../helpers/queuedWriter.ts")].concat([
-        path,
-        JSON.stringify(limit),
-        "27",
-      ]),
-      { cwd: join(__dirname, "../.."), stdio: ["ignore", "pipe", "inherit"] },
-    );
-    const exited = once(child, "exit");
-    try {
-      let out = "";
-      child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
-      while (!out.includes("QUEUED")) await once(child.stdout!, "data");
-      const queued = JSON.parse(readFileSync(path, "utf8")) as { grants: number[] };
+    await killWithQueue(path, limit, 27, (text) => {
+      const queued = JSON.parse(text) as { grants: number[] };
       assert.equal(queued.grants.length, 28, "its grant and 27 reservations are in the file");
-    } finally {
-      child.kill("SIGKILL");
-      await exited; // reaped: its pid is gone
-    }
+    });
 
     const next = budgetOn(path, limit).nextGrantAt();
     assert.ok(
