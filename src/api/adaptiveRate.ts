@@ -3,17 +3,17 @@ import type { RateLimit } from "./rateLimit";
 
 /*
  * Processes that share only the key learn of each other from 429s alone. After a 429 a budget
- * paces at a share of what the key accepted from it in that window, comes back to that share
- * within a window or two (to what the key took from it over the whole window before, when the
- * reset says nothing of when the window began), and climbs by a fixed step per window (additive
- * increase, so processes that climb together drift towards equal shares), faster and faster once
- * a few windows pass without a 429, so a key that others stopped using is found again (the
- * convex tail of TCP CUBIC). docs/rate-limits.md has the reasoning.
+ * paces at a share of what the key accepted from it in that window (when the reset says nothing
+ * of when the window began, it comes back within a window or two to what the key took from it
+ * over the whole window before), then climbs by a fixed step per window (additive increase, so
+ * processes that climb together drift towards equal shares), faster and faster once a few
+ * windows pass without a 429, so a key that others stopped using is found again (the convex tail
+ * of TCP CUBIC). docs/rate-limits.md has the reasoning.
  */
 export const ADAPTIVE_RATE = Object.freeze({
   /** The rate right after a 429, as a fraction of the requests the key accepted from this budget in that window. */
   cut: 0.7,
-  /** Windows after a 429 over which the rate comes back from the cut to the share measured over the last window. */
+  /** Windows after a 429 naming no window start over which the rate comes back to the share of the last window. */
   recoverWindows: 2,
   /** Requests per window the rate climbs each window after a 429. */
   climb: 0.3,
@@ -54,15 +54,15 @@ export function learnFromThrottle(
   // Less the refused request itself, dated to its answer by now.
   const acceptedSince = (start: number) =>
     state.grants.filter((grant) => grant >= start && grant <= now).length - 1;
-  const accepted = acceptedSince(windowStart);
-  const share = Math.max(ADAPTIVE_RATE.minRequests, ADAPTIVE_RATE.cut * accepted);
-  // Where the rate comes back to: that share, whose sum over the key's users is its limit. A
-  // reset a whole window off says the window began just now, or, from a server that names the
-  // whole window in every 429, nothing of when it began: then what the key took from this budget
-  // over the last whole window.
+  const share = Math.max(ADAPTIVE_RATE.minRequests, ADAPTIVE_RATE.cut * acceptedSince(windowStart));
+  // A reset a whole window off says the window began just now, or, from a server that names the
+  // whole window in every 429, nothing of when it began: then the rate comes back within a window
+  // or two to what the key took from this budget over the last whole window, so that one such
+  // 429 cannot leave it crawling. Otherwise the share measured is this budget's part of the
+  // limit, and it climbs back from the cut (a faster return there costs more 429s than time).
   const wholeWindow = windowEnd - now > limit.windowMs - rounding;
-  const recover = wholeWindow ? acceptedSince(now - limit.windowMs - rounding) : accepted;
-  state.throttle = { at: now, share, recover: Math.max(share, Math.min(limit.requests, recover)) };
+  const recover = wholeWindow ? Math.min(limit.requests, acceptedSince(now - limit.windowMs - rounding)) : 0;
+  state.throttle = { at: now, share, recover: Math.max(share, recover) };
   return true;
 }
 
