@@ -3,6 +3,16 @@ import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { emptyState, LEDGER_BUSY, MemoryLedger, type BudgetLedger, type LedgerState } from "./ledger";
+import {
+  believable,
+  formatLedgerFile,
+  LOCK_GIVE_UP_MS,
+  parseLedgerFile,
+  SELF,
+  shifted,
+  WALL_STEP_MS,
+  type LedgerFile,
+} from "./ledgerFile";
 import type { RateLimit } from "./rateLimit";
 
 /*
@@ -15,21 +25,14 @@ import type { RateLimit } from "./rateLimit";
 
 /** A lock older than this was left by a process that died holding it. */
 const STALE_LOCK_MS = 1_000;
-/** A lock held this long (a clock set back, a lock that cannot be broken) makes this process give up on the file. */
-const LOCK_GIVE_UP_MS = 2_000;
-/** The largest ledger file read: ours hold a few hundred bytes. */
-const MAX_LEDGER_BYTES = 64 * 1024;
-/** The furthest ahead of now a time read from the file may lie, whatever a damaged file or a clock set back says. */
-export const MAX_AHEAD_MS = 15 * 60_000;
-/** The most grants a file may hold (reservations of waiting requests included). */
-const MAX_GRANTS = 2_000;
+/** The largest ledger file read: ours hold a few kilobytes at most. */
+const MAX_LEDGER_BYTES = 256 * 1024;
 
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = fs.constants;
 const CREATE_NEW = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
 
 const currentUid = () => process.getuid?.();
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
-const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
 function removeIfThere(path: string): void {
   try {
@@ -69,61 +72,35 @@ export function ledgerPath(apiUrl: string, keyId: string, limit: RateLimit, base
   return join(base, `pulumi-dbcloud-${currentUid() ?? "user"}`, `budget-${hash}.json`);
 }
 
-/** The state in a file's `text` (times less `offsetMs`), checked field by field; a damaged file reads as empty. */
-function parseLedger(text: string, offsetMs: number, now: number): LedgerState {
-  let value: Record<string, unknown>;
-  try {
-    value = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return emptyState();
-  }
-  if (typeof value !== "object" || value === null) return emptyState();
-  const latest = now + MAX_AHEAD_MS;
-  const time = (raw: unknown) => (finite(raw) ? Math.min(latest, raw - offsetMs) : 0);
-  const grants = Array.isArray(value.grants) ? value.grants.slice(0, MAX_GRANTS).filter(finite) : [];
-  const throttle = value.throttle as Record<string, unknown> | undefined;
-  return {
-    grants: grants
-      .map((grant) => grant - offsetMs)
-      .filter((grant) => grant <= latest)
-      .sort((a, b) => a - b),
-    blockedUntil: time(value.blockedUntil),
-    paceAt: time(value.paceAt),
-    pauses: Number.isSafeInteger(value.pauses) ? (value.pauses as number) : 0,
-    throttle:
-      throttle && finite(throttle.at) && finite(throttle.share) && throttle.share > 0
-        ? { at: Math.min(now, throttle.at - offsetMs), share: throttle.share }
-        : undefined,
-  };
-}
-
-/** The file's text for `state`, or undefined when nothing in it still matters at `now`. */
-function formatLedger(state: LedgerState, offsetMs: number, now: number): string | undefined {
-  if (!state.grants.length && state.blockedUntil <= now && state.paceAt <= now && !state.throttle) return;
-  const shift = (time: number) => time + offsetMs;
-  return JSON.stringify({
-    grants: state.grants.slice(-MAX_GRANTS).map(shift),
-    blockedUntil: shift(state.blockedUntil),
-    paceAt: shift(state.paceAt),
-    pauses: state.pauses,
-    throttle: state.throttle && { at: shift(state.throttle.at), share: state.throttle.share },
-  });
-}
-
 /** How a `FileLedger` maps its clock to the file's and says it gave the file up. */
 export interface FileLedgerOptions {
-  /** Added to this process's clock times in the file (processes' clocks may differ in origin). */
+  /** The limit the file is for (its name says which): how long it may hold a request back is bounded by its window. */
+  limit: RateLimit;
+  /** Added to this process's clock times in the file: the wall clock less the process's clock. */
   offsetMs?: number;
   /** This process's clock time; by default the wall clock less the offset. */
   now?: () => number;
+  /** The wall clock; when given, the offset follows it when it is stepped. */
+  wallNow?: () => number;
   /** Told once, when the file is given up for memory. */
   warn?: (message: string) => void;
 }
 
-/** A ledger in a file that this user's processes using the same key share. */
+/**
+ * A ledger in a file that this user's processes using the same key share.
+ *
+ * A process measures its waits on its monotonic clock, so that no wall-clock step moves them, but
+ * the file is read by processes whose monotonic clocks share no origin: it holds wall-clock times.
+ * Each process maps one to the other by an offset (whole ms, so that a time survives the round
+ * trip exactly and a waiter finds its own reservation again), taken when it starts and taken
+ * anew when the wall clock is stepped; what a file written before a step says is made
+ * believable when it is read (see `believable`).
+ */
 export class FileLedger implements BudgetLedger {
-  private readonly offsetMs: number;
+  private offsetMs: number;
+  private readonly limit: RateLimit;
   private readonly now: () => number;
+  private readonly wallNow: (() => number) | undefined;
   private readonly warn: (message: string) => void;
   private fallback: MemoryLedger | undefined;
   private folderChecked = false;
@@ -132,10 +109,12 @@ export class FileLedger implements BudgetLedger {
 
   constructor(
     readonly path: string,
-    options: FileLedgerOptions = {},
+    options: FileLedgerOptions,
   ) {
-    const offsetMs = (this.offsetMs = options.offsetMs ?? 0);
+    const offsetMs = (this.offsetMs = Math.round(options.offsetMs ?? 0));
+    this.limit = options.limit;
     this.now = options.now ?? (() => Date.now() - offsetMs);
+    this.wallNow = options.wallNow;
     this.warn = options.warn ?? ((message) => process.emitWarning(message, { code: "DBCLOUD_BUDGET_LOCAL" }));
   }
 
@@ -143,19 +122,26 @@ export class FileLedger implements BudgetLedger {
   update<T>(change: (state: LedgerState) => T): T | typeof LEDGER_BUSY {
     if (this.fallback) return this.fallback.update(change);
     let unlock: (() => void) | undefined;
-    let state: LedgerState;
+    let file: LedgerFile;
     try {
       this.checkFolder();
       if (!(unlock = this.lock())) return LEDGER_BUSY;
-      state = this.read();
+      file = this.read();
     } catch (error) {
       unlock?.();
       return this.giveUp(error, emptyState()).update(change);
     }
+    const offsetMs = this.offsetMs;
+    const state = shifted(file.state, -offsetMs);
+    // Whose each grant is, by its time: a grant this process adds or moves is its own.
+    const owners = new Map<number, string[]>();
+    state.grants.forEach((at, index) => owners.set(at, [...(owners.get(at) ?? []), file.owners[index]]));
     try {
       const result = change(state);
+      file.state = shifted(state, offsetMs);
+      file.owners = state.grants.map((at) => owners.get(at)?.shift() ?? SELF);
       try {
-        this.write(state);
+        this.write(file);
       } catch (error) {
         this.giveUp(error, state); // go on alone, from what was just decided
       }
@@ -216,13 +202,20 @@ export class FileLedger implements BudgetLedger {
     return undefined; // others keep taking it as soon as it is broken
   }
 
-  private read(): LedgerState {
+  /** The file's content in wall-clock times, as far as it is believable now. */
+  private read(): LedgerFile {
     let fd: number;
+    const wallNow = this.fileNow();
+    const file = (text: string) => {
+      const content = parseLedgerFile(text);
+      believable(content, this.limit, wallNow);
+      return content;
+    };
     try {
       fd = fs.openSync(this.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (error) {
       const code = codeOf(error);
-      if (code === "ENOENT") return emptyState();
+      if (code === "ENOENT") return file("");
       throw new Error(`cannot open ${this.path} (${code === "ELOOP" ? "a link" : code})`);
     }
     try {
@@ -235,16 +228,25 @@ export class FileLedger implements BudgetLedger {
         read = fs.readSync(fd, buffer, length, buffer.length - length, null);
       }
       // A file over the cap is none of ours: start afresh (the write replaces it).
-      if (length > MAX_LEDGER_BYTES) return emptyState();
-      return parseLedger(buffer.toString("utf8", 0, length), this.offsetMs, Date.now() - this.offsetMs);
+      return file(length > MAX_LEDGER_BYTES ? "" : buffer.toString("utf8", 0, length));
     } finally {
       fs.closeSync(fd);
     }
   }
 
+  /** The wall-clock time now as this process maps it, the offset first following a stepped wall clock. */
+  private fileNow(): number {
+    const now = this.now();
+    const drift = this.wallNow ? this.wallNow() - (now + this.offsetMs) : 0;
+    if (Math.abs(drift) > WALL_STEP_MS) this.offsetMs = Math.round(this.offsetMs + drift);
+    return now + this.offsetMs;
+  }
+
   /** Written whole under an exclusive temporary name and renamed into place; an empty ledger removes the file. */
-  private write(state: LedgerState): void {
-    const text = formatLedger(state, this.offsetMs, this.now());
+  private write(file: LedgerFile): void {
+    const now = this.now() + this.offsetMs;
+    file.seen.set(SELF, now);
+    const text = formatLedgerFile(file, now);
     if (text === undefined) return removeIfThere(this.path);
     const temporary = `${this.path}.${randomBytes(6).toString("hex")}.tmp`;
     const fd = fs.openSync(temporary, CREATE_NEW, 0o600);

@@ -10,8 +10,11 @@ export interface LedgerState {
   paceAt: number;
   /** How many 429s paused the budget: a request that reserved its slot before the latest one queues again. */
   pauses: number;
-  /** The last 429's time and this budget's share of the key then (requests per window), while the rate is below the limit. */
-  throttle: { at: number; share: number } | undefined;
+  /**
+   * The last 429's time, this budget's share of the key then and the share it comes back to
+   * (requests per window), while the rate is below the limit.
+   */
+  throttle: { at: number; share: number; recover?: number } | undefined;
 }
 
 /** A state with nothing in it. */

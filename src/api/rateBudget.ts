@@ -89,15 +89,12 @@ export class RateBudget {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
       state.pauses++;
       if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
-      // Waiters re-queue after the pause, paced from the last request sent: reservations made at
-      // the old rate are dropped, so they cannot all go out together when the pause ends. Those
-      // granted while the ledger was locked were sent: they stay.
+      // Waiters re-queue from the server's reset (its window is fresh then), paced at the new
+      // rate: reservations made at the old rate are dropped, so they cannot all go out together
+      // when the pause ends. Those granted while the ledger was locked were sent: they stay.
       const appliedAt = this.clock.now();
-      const sent = (state.grants = state.grants.filter((grant) => grant <= appliedAt));
-      state.paceAt = Math.max(
-        state.blockedUntil,
-        (sent[sent.length - 1] ?? -Infinity) + this.spacing(state, appliedAt),
-      );
+      state.grants = state.grants.filter((grant) => grant <= appliedAt);
+      state.paceAt = state.blockedUntil;
     }, undefined);
   }
 

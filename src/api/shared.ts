@@ -46,7 +46,7 @@ export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
  */
 export function sharedBudget(apiUrl: string, keyId: string, limit: RateLimit, clock: Clock): RateBudget {
   return getOrMake(sharedState().budgets, `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}`, () => {
-    const fileOptions = { offsetMs: Date.now() - clock.now(), now: clock.now };
+    const fileOptions = { limit, offsetMs: Date.now() - clock.now(), now: clock.now, wallNow: Date.now };
     const file =
       clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;
     return new RateBudget(limit, clock, undefined, file);

@@ -15,6 +15,12 @@ export interface RateLimit {
   requests: number;
   /** Length of the fixed window, in milliseconds. */
   windowMs: number;
+  /**
+   * What a 429's reset names: the time left in the fixed window (the default, as the real
+   * service answers), or always the whole window (as servers that count a sliding window, or a
+   * proxy in front, answer): a reset that says nothing of when the window began.
+   */
+  reset?: "remaining" | "window";
 }
 
 export interface EmulatorOptions {

@@ -1,10 +1,13 @@
 // Fault-suite properties about bounds that a schedule of several actions would blur: memory
 // under oversized bodies, liveness under 429 storms in every header form, and concurrent
-// converges sharing one key's budget, their starts and the storms interleaved by fc.scheduler.
+// converges sharing one key's budget, their starts and the storms interleaved by fc.scheduler,
+// also after a process on the key was killed with its requests queued in the budget file.
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { ledgerPath } from "../../src/api/fileLedger";
 import * as provider from "../../src/provider";
 import type { RateLimitHeaderForm } from "../../src/emulator";
+import { killWithQueue } from "../helpers/queuedWriter";
 import { HEADER_FORMS } from "./faults";
 import {
   commandsReached,
@@ -123,7 +126,12 @@ describe("fault suite: bounds", function () {
     );
   });
 
-  function raceProperty(storms: boolean) {
+  /**
+   * Converges sharing one key's budget, their starts and the 429 storms interleaved; with
+   * `killedWriter`, a process of this user on the same key was killed with SIGKILL just before,
+   * its requests still queued in the budget file for longer than the converges' deadline.
+   */
+  function raceProperty(storms: boolean, killedWriter = false) {
     const storm = fc.record({
       form: fc.constantFrom(...(storms ? HEADER_FORMS : (["both"] as RateLimitHeaderForm[]))),
       answers: fc.integer({ min: 1, max: storms ? 10 : 2 }),
@@ -144,6 +152,11 @@ describe("fault suite: bounds", function () {
             return world.emulator.addService({ organizationId: world.organizationId, state: first }).id;
           });
           const timeoutSeconds = 8;
+          if (killedWriter) {
+            const limit = { requests: 6, windowMs: 1000 };
+            const path = ledgerPath(world.emulator.url, world.emulator.keyId, limit);
+            await killWithQueue(path, limit, limit.requests * (timeoutSeconds + 2));
+          }
           const startedAt = Date.now();
           const converges = targets.map((target, index) =>
             s
@@ -210,5 +223,9 @@ describe("fault suite: bounds", function () {
 
   it("concurrent converges sharing one key all converge through 429 storms in every header form", async () => {
     await fc.assert(raceProperty(true), settings(3));
+  });
+
+  it("concurrent converges on a key whose budget file holds a killed process's queue all converge", async () => {
+    await fc.assert(raceProperty(false, true), settings(2));
   });
 });

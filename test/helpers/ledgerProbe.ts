@@ -37,7 +37,7 @@ async function probe(one: ProbeCase): Promise<ProbeResult> {
   const limit = PROBE_LIMIT;
   const path = ledgerPath(PROBE_URL, PROBE_KEY, limit, one.base);
   const warnings: string[] = [];
-  const ledger = new FileLedger(path, { warn: (message) => warnings.push(message) });
+  const ledger = new FileLedger(path, { limit, warn: (message) => warnings.push(message) });
   const budget = new RateBudget(limit, systemClock, 0, ledger);
   const outcomes: string[] = [];
   let worstOverrunMs = -Infinity;

@@ -151,6 +151,31 @@ describe("emulator control surface", () => {
     assert.equal((await control("PUT", "rate-limit", { requests: 0 })).status, 400);
   });
 
+  it('PUT rate-limit with reset "window" names the whole window in every 429', async () => {
+    let now = 1_000_000;
+    const own = await startEmulator({ now: () => now });
+    try {
+      own.addService({ organizationId, id: serviceId });
+      const put = (limit: unknown) =>
+        fetch(`${own.url}/_emulator/rate-limit`, { method: "PUT", body: JSON.stringify(limit) });
+      const resetAfter = async (ms: number) => {
+        assert.equal((await sendToEmulator(own, "GET", servicePath)).status, 200, "the window's one request");
+        now += ms;
+        const refused = await sendToEmulator(own, "GET", servicePath);
+        assert.equal(refused.status, 429);
+        return refused.headers.get("x-ratelimit-reset");
+      };
+      const limit = { requests: 1, windowMs: 60_000 };
+      assert.equal((await put(limit)).status, 200);
+      assert.equal(await resetAfter(20_000), "40", "by default, the time left in the window");
+      assert.equal((await put({ ...limit, reset: "window" })).status, 200);
+      assert.equal(await resetAfter(20_000), "60");
+      assert.equal((await put({ ...limit, reset: "always" })).status, 400);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("PUT visibility-lag and PUT transitions change the next commands", async () => {
     await seed();
     assert.equal((await control("PUT", "visibility-lag", { ms: 60_000 })).status, 200);

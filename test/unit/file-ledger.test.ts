@@ -15,8 +15,8 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Clock } from "../../src/api/clock";
-import { FileLedger, ledgerBase, ledgerPath, MAX_AHEAD_MS } from "../../src/api/fileLedger";
-import { ADAPTIVE_RATE, BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
+import { FileLedger, ledgerBase, ledgerPath } from "../../src/api/fileLedger";
+import { BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
 import { steppedClock } from "../helpers/steppedClock";
 
 /* The file that shares a key's rate budget between processes: where it lives, what it reads, locking. */
@@ -31,7 +31,7 @@ describe("rate budget file ledger", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const budgetOn = (path: string, clock = realClock, on = limit) =>
-    new RateBudget(on, clock, 0, new FileLedger(path, { now: clock.now }));
+    new RateBudget(on, clock, 0, new FileLedger(path, { limit: on, now: clock.now }));
   /**
    * A file for processes to share, and a stepped clock near the real time (so the file keeps a
    * pause: an expired one is dropped with it); `base` is the real time at the clock's zero.
@@ -45,7 +45,7 @@ describe("rate budget file ledger", () => {
   /** A ledger and what it says: it warns once, when it gives the file up for memory. */
   const watched = (path: string) => {
     const warnings: string[] = [];
-    return { ledger: new FileLedger(path, { warn: (message) => warnings.push(message) }), warnings };
+    return { ledger: new FileLedger(path, { limit, warn: (message) => warnings.push(message) }), warnings };
   };
 
   it("lives in a folder of this user's, under a plain hex name", () => {
@@ -170,18 +170,15 @@ describe("rate budget file ledger", () => {
     assert.equal(await b.acquire(), 0, "the other process finds a fresh file: granted at once");
     b.blockUntil(base + 800); // and then meets a 429
     await stepped.runUntil(() => grantedAt !== undefined);
-    // The other's grant still counts: paced from it at the lowest rate (that 429 found no share).
-    assert.equal(
-      grantedAt,
-      1_000 / ADAPTIVE_RATE.minRequests,
-      "after the other's grant, at the rate its 429 left",
-    );
+    // The other's grant still counts: the pause ends at 800, the other's grant at 0 fills the
+    // window until 1000.
+    assert.equal(grantedAt, 1_000, "a window after the other's grant, past the pause");
   });
 
   it("two budgets on one file share the window and the pause of a 429", async () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
-    const a = new RateBudget(limit, realClock, 0, new FileLedger(path));
-    const b = new RateBudget(limit, realClock, 0, new FileLedger(path));
+    const a = new RateBudget(limit, realClock, 0, new FileLedger(path, { limit }));
+    const b = new RateBudget(limit, realClock, 0, new FileLedger(path, { limit }));
     assert.equal(await a.acquire(), 0);
     const now = Date.now();
     assert.ok(a.nextGrantAt(now) >= now + 59_000, "the next request waits for the window");
@@ -192,7 +189,7 @@ describe("rate budget file ledger", () => {
       limit,
       realClock,
       0,
-      new FileLedger(ledgerPath("http://127.0.0.1:1", "other", limit, dir)),
+      new FileLedger(ledgerPath("http://127.0.0.1:1", "other", limit, dir), { limit }),
     );
     assert.equal(await c.acquire(), 0, "another key has its own file");
     c.blockUntil(Date.now() + 30_000);
@@ -200,7 +197,7 @@ describe("rate budget file ledger", () => {
       limit,
       realClock,
       0,
-      new FileLedger(ledgerPath("http://127.0.0.1:1", "other", limit, dir)),
+      new FileLedger(ledgerPath("http://127.0.0.1:1", "other", limit, dir), { limit }),
     );
     assert.ok(d.nextGrantAt() >= Date.now() + 29_000, "a 429 seen by one pauses the other");
   });
@@ -259,7 +256,12 @@ describe("rate budget file ledger", () => {
     rmSync(path); // a temp cleaner removes the file while it waits
     await stepped.runUntil(() => grantedAt !== undefined);
     assert.equal(grantedAt, 1_000);
-    const b = new RateBudget(oneAtATime, clock, 0, new FileLedger(path, { now: clock.now }));
+    const b = new RateBudget(
+      oneAtATime,
+      clock,
+      0,
+      new FileLedger(path, { limit: oneAtATime, now: clock.now }),
+    );
     assert.equal(b.nextGrantAt() - base, 2_000, "another process sees the grant at 1000");
   });
 
@@ -313,20 +315,21 @@ describe("rate budget file ledger", () => {
     await stepped.runUntil(() => stepped.now() >= 50);
     b.blockUntil(base + 150); // the key's window is full until 150; a's grant at 0 was its only one
     await stepped.runUntil(() => times.length === 2);
-    // That 429 found no share: the lowest rate, a grant 2 windows after a's last, then climbing.
-    assert.equal(times[0], 1_000 / ADAPTIVE_RATE.minRequests);
-    assert.ok(times[1] > times[0], `${times[1]}: not at 200, the old reservation past the pause`);
+    // The first goes when the key's window resets; that 429 found no share: the next one is
+    // paced at the lowest rate, not at 200, its old reservation past the pause.
+    assert.equal(times[0], 150, "at the reset");
+    assert.ok(times[1] >= 150 + 1_000 / 1, `${times[1]}: paced at the lowered rate`);
   });
 
-  it("no time read from the file holds the budget back further than MAX_AHEAD_MS", () => {
+  it("no time read from a damaged file holds the budget back further than its window", () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
     mkdirSync(dirname(path), { mode: 0o700 });
     const now = Date.now();
-    const far = now + 1e12; // a damaged file, or one written before the clock was set back
+    const far = now + 1e12; // a damaged file: no writer named, nothing to believe
     writeFileSync(path, JSON.stringify({ grants: [far], blockedUntil: far, paceAt: far }));
-    assert.ok(budgetOn(path).nextGrantAt(now) <= now + MAX_AHEAD_MS + limit.windowMs);
+    assert.ok(budgetOn(path).nextGrantAt(now) <= Date.now() + limit.windowMs, "the grant counts as now");
     writeFileSync(path, JSON.stringify({ grants: [], blockedUntil: far, paceAt: 0 }));
     const pausedUntil = budgetOn(path).nextGrantAt(now);
-    assert.ok(pausedUntil <= Date.now() + MAX_AHEAD_MS && pausedUntil > now + MAX_AHEAD_MS - 1_000);
+    assert.ok(pausedUntil <= Date.now() + limit.windowMs && pausedUntil >= now + limit.windowMs - 1_000);
   });
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { lockableLedger } from "../helpers/lockableLedger";
 import { steppedClock } from "../helpers/steppedClock";
 import { emptyState } from "../../src/api/ledger";
-import { ADAPTIVE_RATE, BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
+import { BudgetDeadlineError, RateBudget } from "../../src/api/rateBudget";
 
 /* The rate budget's requests waiting for their slot, on a stepped clock: answers that come late, deadlines, 429s. */
 
@@ -71,13 +71,18 @@ describe("rate budget: requests waiting for their slot (stepped clock)", () => {
     await budget.acquire(); // at 0
     const second = timed(stepped, budget.acquire()); // paced: reserved for 100
     const third = timed(stepped, budget.acquire()); // reserved for 200, after the pause below
+    const fourth = timed(stepped, budget.acquire()); // reserved for 300
     await stepped.runUntil(() => second.at !== undefined);
     budget.blockUntil(150); // a 429 for the second: the key's window is full until 150
-    await stepped.runUntil(() => third.at !== undefined);
-    // Its share: the 2 grants of which the server took 1; the rate drops to the cut of it, and
-    // the third goes a spacing after the last grant sent, not at its old reservation.
+    await stepped.runUntil(() => fourth.at !== undefined);
+    // Its share: the 2 grants of which the server took 1; the rate drops to the cut of it. The
+    // third, due after the reset, goes in its turn; the fourth a spacing at the new rate later,
+    // not at its old reservation.
     assert.equal(budget.stats.throttles, 1);
-    assert.equal(third.at, 100 + 1_000 / ADAPTIVE_RATE.cut);
+    assert.equal(third.at, 200);
+    const rate = budget.rate(200);
+    assert.ok(rate < 1, `${rate}: below the share of 1`);
+    assert.ok(Math.abs(fourth.at! - (200 + 1_000 / rate)) < 1e-6, `${fourth.at}`);
   });
 
   it("requests go out in arrival order, one every window / limit", async () => {

@@ -31,7 +31,8 @@ export class FixedWindowRateLimiter {
     // Rounded up as the real service rounds its 10 s window: to whole seconds, a tenth of it. A
     // scaled whole-second window is rounded to a tenth of itself likewise (a 1 s window to 0.1 s),
     // so that scaling does not stretch the wait a 429 asks for; other windows get milliseconds.
-    const leftMs = window.startedAt + this.limit.windowMs - now;
+    const leftMs =
+      this.limit.reset === "window" ? this.limit.windowMs : window.startedAt + this.limit.windowMs - now;
     const unitMs = this.limit.windowMs % 1000 === 0 ? Math.min(1000, this.limit.windowMs / 10) : 1;
     const resetSeconds = (Math.max(1, Math.ceil(leftMs / unitMs)) * unitMs) / 1000;
     return { allowed: false, resetSeconds };

@@ -105,9 +105,13 @@ export function readRateLimit(
     issues.add(path, `must be false or {"requests": n, "windowMs": ms}, got ${formatValue(value)}`);
     return undefined;
   }
-  reportUnknownKeys(value, new Set(["requests", "windowMs"]), path, issues);
-  const { requests, windowMs } = value;
+  reportUnknownKeys(value, new Set(["requests", "windowMs", "reset"]), path, issues);
+  const { requests, windowMs, reset } = value;
   let valid = true;
+  if (reset !== undefined && reset !== "remaining" && reset !== "window") {
+    issues.add(`${path}.reset`, `must be "remaining" or "window", got ${formatValue(reset)}`);
+    valid = false;
+  }
   if (typeof requests !== "number" || !Number.isInteger(requests) || requests < 1) {
     issues.add(`${path}.requests`, `must be an integer >= 1, got ${formatValue(requests)}`);
     valid = false;
@@ -116,7 +120,9 @@ export function readRateLimit(
     issues.add(`${path}.windowMs`, `must be a number of milliseconds > 0, got ${formatValue(windowMs)}`);
     valid = false;
   }
-  return valid ? { requests: requests as number, windowMs: windowMs as number } : undefined;
+  if (!valid) return undefined;
+  const named = reset as RateLimit["reset"];
+  return { requests: requests as number, windowMs: windowMs as number, ...(named ? { reset: named } : {}) };
 }
 
 export function readScheduledState(
