@@ -119,7 +119,14 @@ describe("cancellation: one signal ends every wait", function () {
   it("a converge waiting between polls after its start: a ConvergeError of kind cancelled that says the start was accepted", async () => {
     const serviceId = stopped();
     const controller = new AbortController();
-    const log = { info: () => undefined, warn: () => undefined };
+    // The converge logs "sent start" once it has the PATCH's answer: cancel after that, not
+    // merely once the server has seen the PATCH (its answer may still be on the way).
+    let startAnswered: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (startAnswered = resolve));
+    const log = {
+      info: (line: string) => void (/sent start/.test(line) && startAnswered()),
+      warn: () => undefined,
+    };
     const tuning = { ...DEFAULT_TUNING, pollEveryMs: HOUR, commandGraceMs: HOUR };
     const request = { organizationId, serviceId, desired: "running" as const, timeoutMs: 2 * HOUR };
     const converging = failureOf(
@@ -128,7 +135,7 @@ describe("cancellation: one signal ends every wait", function () {
         { client: client(), clock: systemClock, log, tuning, signal: controller.signal },
       ),
     );
-    await logged(serviceId, (r) => r.method === "PATCH");
+    await answered;
     controller.abort(new Error("Cancelled: the engine asked"));
     const error = await converging;
     assert.ok(error instanceof ConvergeError, String(error));
