@@ -7,7 +7,7 @@ import { checkedRequestUrl } from "../../src/api/guards";
 import { RateBudget } from "../../src/api/rateBudget";
 import * as provider from "../../src/provider";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
-import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { answeringServer } from "../helpers/fixedAnswer";
 import { endpointIdOf } from "../helpers/endpointId";
 
 /*
@@ -153,20 +153,13 @@ describe("a request goes only where it was meant to go", function () {
 
 describe("what counts as already gone on destroy", function () {
   this.timeout(20_000);
-  let server: HostileServer | undefined;
-  const original = console.log;
-  afterEach(async () => {
-    console.log = original;
-    await server?.close();
-  });
+  const api = answeringServer();
 
   async function deleteAgainst(status: number, body: string): Promise<Error | undefined> {
-    server = await startHostileServer((_req, res) => {
+    await api.serveWith((_req, res) => {
       res.statusCode = status;
       res.end(body);
     });
-    await configureProviderFor(server);
-    console.log = () => undefined;
     const props = {
       organizationId: randomUUID(),
       serviceId: randomUUID(),
