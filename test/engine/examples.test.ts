@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { readRepoFile, ROOT, yaml } from "../helpers/repoFiles";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
 import {
@@ -19,14 +19,9 @@ import { startProviderHost, type ProviderHost } from "../../src/engine-driver/ho
  * the Pulumi CLI stores it for the commands its documentation shows.
  */
 
-const ROOT = join(__dirname, "..", "..");
 const EXAMPLES = join(ROOT, "examples");
 const ORG = "5f0c3a52-8d1e-4b7a-9c63-0e2f7d4a1b90";
-const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
-/** YAML parsed with the parser the Pulumi SDK itself uses (no dependency of our own). */
-const yaml: { load(text: string): unknown } = require(
-  require.resolve("js-yaml", { paths: [dirname(require.resolve("@pulumi/pulumi/package.json"))] }),
-);
+const read = (path: string) => readRepoFile(path);
 
 interface Run {
   emulator: Emulator;

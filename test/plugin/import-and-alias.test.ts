@@ -82,6 +82,20 @@ describe("plugin: import, and a move from the dynamic resources", function () {
     assert.match((bad as PluginCallError).message, /organizationId\/serviceId\/reversePrivateEndpointId/);
   });
 
+  /** A refresh of 0.1.0's state `old` with its service there: what it read, with no `__provider`. */
+  async function refreshed010(old: Entry, urn: string, name: string) {
+    const serviceId = old.outputs.serviceId as string;
+    stack.emulator.addService({
+      organizationId: ORG,
+      id: serviceId,
+      name,
+      reversePrivateEndpointIds: ["rpe-from-0-1-0"],
+    });
+    const refreshed = await stack.calls.read(old.id, urn, old.outputs);
+    assert.ok(!("__provider" in refreshed.properties));
+    return { serviceId, refreshed };
+  }
+
   for (const [name, type] of [
     ["analytics", RUN_STATE],
     ["pipes", DELETION],
@@ -96,16 +110,8 @@ describe("plugin: import, and a move from the dynamic resources", function () {
       const planned = await stack.calls.diff(old.id, urn, old.outputs, inputs);
       assert.equal(planned.changes, "none", JSON.stringify(planned));
 
-      const serviceId = old.outputs.serviceId as string;
-      stack.emulator.addService({
-        organizationId: ORG,
-        id: serviceId,
-        name,
-        reversePrivateEndpointIds: ["rpe-from-0-1-0"],
-      });
-      const refreshed = await stack.calls.read(old.id, urn, old.outputs);
+      const { serviceId, refreshed } = await refreshed010(old, urn, name);
       assert.equal(refreshed.id, old.id);
-      assert.ok(!("__provider" in refreshed.properties));
       assert.equal((await stack.calls.diff(old.id, urn, refreshed.properties, inputs)).changes, "none");
       stack.emulator.removeService(serviceId);
     });
@@ -142,15 +148,7 @@ describe("plugin: import, and a move from the dynamic resources", function () {
       const planned = await stack.calls.diff(old.id, urn, old.outputs, inputs, old.inputs);
       assert.equal(planned.changes, "none", JSON.stringify(planned));
 
-      const serviceId = old.outputs.serviceId as string;
-      stack.emulator.addService({
-        organizationId: ORG,
-        id: serviceId,
-        name,
-        reversePrivateEndpointIds: ["rpe-from-0-1-0"],
-      });
-      const refreshed = await stack.calls.read(old.id, urn, old.outputs);
-      assert.ok(!("__provider" in refreshed.properties));
+      const { serviceId, refreshed } = await refreshed010(old, urn, name);
       const after = await stack.calls.diff(old.id, urn, refreshed.properties, inputs, old.inputs);
       assert.equal(after.changes, "none", JSON.stringify(after));
 
