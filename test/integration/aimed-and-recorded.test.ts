@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { steppedClock } from "../helpers/steppedClock";
 import { randomUUID } from "node:crypto";
 import { ApiClient } from "../../src/api/client";
 import { InvalidInputError } from "../../src/api/errors";
 import { checkedRequestUrl } from "../../src/api/guards";
-import { RateBudget } from "../../src/api/rateBudget";
 import * as provider from "../../src/provider";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
 import { answeringServer } from "../helpers/fixedAnswer";
@@ -208,20 +206,5 @@ describe("what counts as already gone on destroy", function () {
   });
   it("400 with no body fails destroy", async () => {
     assert.ok(await deleteAgainst(400, ""));
-  });
-});
-
-describe("rate budget: a 429 pauses requests already waiting", () => {
-  it("a waiter queued before the 429 is granted only after the pause", async () => {
-    const { clock, now, runUntil } = steppedClock();
-    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
-    await budget.acquire(); // t=0
-    const granted: number[] = [];
-    const waiter = budget.acquire().then(() => granted.push(now())); // queued for t=1000
-    await Promise.resolve();
-    budget.blockUntil(5_000); // a 429 arrives while it waits
-    await runUntil(() => granted.length > 0);
-    await waiter;
-    assert.deepEqual(granted, [5_000]);
   });
 });
