@@ -74,6 +74,8 @@ export class CliStack {
   serveProgram: (() => Promise<ProgramServer>) | undefined;
   /** Takes the program-running commands whole (their arguments, `pulumi` left out). */
   runProgram: ((args: string[]) => Promise<CliResult>) | undefined;
+  /** Everything every command printed, stdout and stderr: for the secrets checks. */
+  readonly printed: string[] = [];
   private readonly cleanups: (() => void)[] = [];
 
   /** A stack initialised, its plugin given to the engine. */
@@ -183,6 +185,15 @@ export class CliStack {
    * it runs (to signal it); a program server started for the command lives exactly as long.
    */
   async run(
+    args: string[],
+    onStarted?: (cli: ChildProcess, output: () => string) => void,
+  ): Promise<CliResult> {
+    const result = await this.runCommand(args, onStarted);
+    this.printed.push(result.stdout, result.stderr);
+    return result;
+  }
+
+  private async runCommand(
     args: string[],
     onStarted?: (cli: ChildProcess, output: () => string) => void,
   ): Promise<CliResult> {

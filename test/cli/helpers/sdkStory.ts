@@ -32,13 +32,8 @@ export function sdkStory(title: string, options: SdkStoryOptions): void {
     this.timeout(300_000);
     let emulator: Emulator;
     let stack: CliStack;
-    const printed: string[] = [];
 
-    const pulumi = async (...args: string[]) => {
-      const result = await stack.ok(args);
-      printed.push(result.stdout, result.stderr);
-      return result;
-    };
+    const pulumi = (...args: string[]) => stack.ok(args);
     const resources = async () =>
       (JSON.parse((await pulumi("stack", "export")).stdout) as StackExport).deployment.resources ?? [];
     const analytics = async () =>
@@ -109,7 +104,7 @@ export function sdkStory(title: string, options: SdkStoryOptions): void {
     });
 
     it("keeps the key's secret out of the state and the CLI's output", () => {
-      for (const text of [...stack.backendFiles(), ...printed])
+      for (const text of [...stack.backendFiles(), ...stack.printed])
         assert.ok(!text.includes(emulator.keySecret), "the secret leaked");
     });
   });
