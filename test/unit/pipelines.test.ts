@@ -12,7 +12,7 @@ import { readRepoFile, yaml } from "../helpers/repoFiles";
 /*
  * The pipeline examples say what the README promises: preview on pull/merge requests, up on the
  * main branch, credentials only from the secret store as DBCLOUD_* variables, one flip of
- * runState on a schedule. (The program itself runs in test/engine/examples.test.ts.)
+ * runState on a schedule. (The program itself runs in test/engine/examples-pipelines.test.ts.)
  */
 const read = (path: string) => readRepoFile("examples", "pipelines", path);
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
