@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Emulator } from "../../src/emulator";
-import { CliStack, resourceOf, type CliResult } from "./helpers/cliStack";
-import { configureProvider, PROVIDER_ENV, requestsOf, STAGING, startCliEmulator } from "./helpers/fixture";
-import { ROOT } from "./helpers/toolchain";
+import { resourceOf, ROOT, type CliResult, type CliStack } from "./helpers/cliStack";
+import { cliSuite, requestsOf, STAGING } from "./helpers/fixture";
 
 /*
  * Ctrl-C through the real CLI: SIGINT to `pulumi up` while the plugin waits out a start makes the
@@ -29,34 +27,29 @@ function upInterruptedAfterStart(stack: CliStack, signal: NodeJS.Signals): Promi
 
 describe("real engine: Ctrl-C while a start is waited out (YAML, the plugin)", function () {
   this.timeout(240_000);
-  let emulator: Emulator;
-  let stack: CliStack;
-
-  before(async () => {
-    emulator = await startCliEmulator(30_000);
-    stack = new CliStack({ projectYaml: EXAMPLE, env: PROVIDER_ENV });
-    await stack.init();
-    await configureProvider(stack, emulator);
-    await stack.configSet("serviceId", STAGING);
-  });
-  after(async () => {
-    stack?.close();
-    await emulator?.close();
+  const cli = cliSuite({
+    project: { yaml: EXAMPLE },
+    transitionMs: 30_000,
+    config: [["serviceId", STAGING]],
   });
 
   it("ends before the transition does, recording the service as the API showed it", async () => {
-    const up = await upInterruptedAfterStart(stack, "SIGINT");
+    const up = await upInterruptedAfterStart(cli.stack, "SIGINT");
     assert.notEqual(up.code, 0);
-    assert.equal(emulator.service(STAGING)?.state, "starting", "the CLI ended while the start was under way");
-    const recorded = resourceOf(await stack.exportStack(), TYPE, "analytics");
+    assert.equal(
+      cli.emulator.service(STAGING)?.state,
+      "starting",
+      "the CLI ended while the start was under way",
+    );
+    const recorded = resourceOf(await cli.stack.exportStack(), TYPE, "analytics");
     assert.ok(recorded, `the accepted start is recorded:\n${up.stdout}\n${up.stderr}`);
     assert.equal(recorded.outputs?.observedState, "starting");
   });
 
   it("the next up waits out that start and sends no second one", async () => {
-    emulator.setState(STAGING, "starting", { state: "running", afterMs: 2000 }); // the start, nearly done
-    await stack.ok(["up", "--yes"]);
-    assert.equal(emulator.service(STAGING)?.state, "running");
-    assert.equal(requestsOf(emulator, "PATCH", STAGING).length, 1);
+    cli.emulator.setState(STAGING, "starting", { state: "running", afterMs: 2000 }); // the start, nearly done
+    await cli.stack.ok(["up", "--yes"]);
+    assert.equal(cli.emulator.service(STAGING)?.state, "running");
+    assert.equal(requestsOf(cli.emulator, "PATCH", STAGING).length, 1);
   });
 });

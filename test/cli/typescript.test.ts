@@ -1,16 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Emulator } from "../../src/emulator";
-import { CliStack, type StackExport } from "./helpers/cliStack";
-import {
-  ANALYTICS,
-  configureProvider,
-  ENDPOINT,
-  PROVIDER_ENV,
-  requestsOf,
-  startCliEmulator,
-} from "./helpers/fixture";
-import { ROOT } from "./helpers/toolchain";
+import { ROOT, type StackExport } from "./helpers/cliStack";
+import { ANALYTICS, cliSuite, ENDPOINT, requestsOf } from "./helpers/fixture";
 
 /*
  * examples/basic, the TypeScript program with the dynamic resources, through the real CLI and the
@@ -29,79 +20,64 @@ function runState(exported: StackExport) {
 
 describe("real engine: examples/basic (TypeScript, dynamic resources)", function () {
   this.timeout(240_000);
-  let emulator: Emulator;
-  let stack: CliStack;
-  const printed: string[] = [];
+  const cli = cliSuite({
+    project: { yaml: PROJECT },
+    program: join(ROOT, "examples/basic/index.ts"),
+  });
 
   before(async () => {
-    emulator = await startCliEmulator();
-    stack = new CliStack({
-      projectYaml: PROJECT,
-      program: join(ROOT, "examples/basic/index.ts"),
-      env: PROVIDER_ENV,
-    });
-    await stack.init();
-    await configureProvider(stack, emulator);
     const service = { name: "analytics", serviceId: ANALYTICS, state: "running" };
-    await stack.configSet("services[0]", JSON.stringify(service), ["--path"]);
-    await stack.configSet(
+    await cli.stack.configSet("services[0]", JSON.stringify(service), ["--path"]);
+    await cli.stack.configSet(
       "reversePrivateEndpoint",
       JSON.stringify({ serviceId: ANALYTICS, endpointId: ENDPOINT }),
       ["--path"],
     );
   });
-  after(async () => {
-    stack?.close();
-    await emulator?.close();
-  });
 
-  const pulumi = async (...args: string[]) => {
-    const result = await stack.ok(args);
-    printed.push(result.stdout, result.stderr);
-    return result;
-  };
+  const pulumi = (...args: string[]) => cli.stack.ok(args);
 
   it("previews without sending a command or a delete", async () => {
     await pulumi("preview");
-    assert.deepEqual(requestsOf(emulator, "PATCH"), []);
-    assert.deepEqual(requestsOf(emulator, "DELETE"), []);
+    assert.deepEqual(requestsOf(cli.emulator, "PATCH"), []);
+    assert.deepEqual(requestsOf(cli.emulator, "DELETE"), []);
   });
 
   it("up starts the stopped service and records it running", async () => {
     await pulumi("up", "--yes");
-    assert.equal(emulator.service(ANALYTICS)?.state, "running");
+    assert.equal(cli.emulator.service(ANALYTICS)?.state, "running");
     assert.deepEqual(
-      requestsOf(emulator, "PATCH", ANALYTICS).map((r) => r.command),
+      requestsOf(cli.emulator, "PATCH", ANALYTICS).map((r) => r.command),
       ["start"],
     );
-    assert.equal(runState(await stack.exportStack()).outputs?.observedState, "running");
+    assert.equal(runState(await cli.stack.exportStack()).outputs?.observedState, "running");
   });
 
   it("refresh shows a stop made outside Pulumi, and up converges again", async () => {
-    emulator.setState(ANALYTICS, "stopped");
+    cli.emulator.setState(ANALYTICS, "stopped");
     await pulumi("refresh", "--yes");
-    assert.equal(runState(await stack.exportStack()).outputs?.observedState, "stopped");
+    assert.equal(runState(await cli.stack.exportStack()).outputs?.observedState, "stopped");
     const preview = await pulumi("preview", "--diff");
     assert.match(preview.stdout, /analytics/);
     await pulumi("up", "--yes");
-    assert.equal(emulator.service(ANALYTICS)?.state, "running");
-    assert.equal(requestsOf(emulator, "PATCH", ANALYTICS).length, 2, "one more start, no other command");
+    assert.equal(cli.emulator.service(ANALYTICS)?.state, "running");
+    assert.equal(requestsOf(cli.emulator, "PATCH", ANALYTICS).length, 2, "one more start, no other command");
   });
 
   it("destroy deletes the reverse private endpoint once", async () => {
     await pulumi("destroy", "--yes");
-    assert.equal(emulator.hasEndpoint(ANALYTICS, ENDPOINT), false);
-    assert.equal(requestsOf(emulator, "DELETE").length, 1);
+    assert.equal(cli.emulator.hasEndpoint(ANALYTICS, ENDPOINT), false);
+    assert.equal(requestsOf(cli.emulator, "DELETE").length, 1);
   });
 
   it("keeps the key's secret out of the state and of everything the CLI printed", () => {
-    const secret = emulator.keySecret;
+    const secret = cli.emulator.keySecret;
     const forms = [
       secret,
       Buffer.from(secret).toString("base64"),
-      Buffer.from(`${emulator.keyId}:${secret}`).toString("base64"),
+      Buffer.from(`${cli.emulator.keyId}:${secret}`).toString("base64"),
     ];
-    const places = [...stack.backendFiles(), ...printed];
+    const places = [...cli.stack.backendFiles(), ...cli.stack.printed];
     assert.ok(places.length > 5);
     for (const form of forms)
       for (const text of places) assert.ok(!text.includes(form), "a form of the secret leaked");

@@ -1,87 +1,21 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { startEmulator, type Emulator } from "../../src/emulator";
-import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
+import { readRepoFile } from "../helpers/repoFiles";
 import {
   configSet,
   configSetCommands,
   emptyCliConfig,
-  runtimeConfig,
   type CliConfig,
 } from "../../src/engine-driver/cliConfig";
 import { EngineStack } from "../../src/engine-driver/stack";
-import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
+import { capture, cliConfigFrom, ORG, readmeSection, startRun, stopRun, type Run } from "./exampleRun";
 
 /*
- * Every program example, run the way Pulumi runs it (captured under mocks, then the real
- * dynamic-provider host over gRPC) against the emulator, with its configuration shaped exactly as
- * the Pulumi CLI stores it for the commands its documentation shows.
+ * The program examples basic and ephemeral, run the way Pulumi runs them (captured under mocks,
+ * then the real dynamic-provider host over gRPC) against the emulator, with their configuration
+ * shaped exactly as the Pulumi CLI stores it for the commands their documentation shows.
  */
 
-const ROOT = join(__dirname, "..", "..");
-const EXAMPLES = join(ROOT, "examples");
-const ORG = "5f0c3a52-8d1e-4b7a-9c63-0e2f7d4a1b90";
-const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
-/** YAML parsed with the parser the Pulumi SDK itself uses (no dependency of our own). */
-const yaml: { load(text: string): unknown } = require(
-  require.resolve("js-yaml", { paths: [dirname(require.resolve("@pulumi/pulumi/package.json"))] }),
-);
-
-interface Run {
-  emulator: Emulator;
-  host: ProviderHost;
-}
-
-async function startRun(services: { id: string; name: string; state: string }[]): Promise<Run> {
-  const emulator = await startEmulator({
-    transitions: { starting: 300, stopping: 300 },
-    services: services.map((s) => ({ organizationId: ORG, ...s, reversePrivateEndpointIds: ["rpe-0001"] })),
-  });
-  const host = await startProviderHost({
-    cwd: ROOT,
-    project: "examples",
-    env: { DBCLOUD_TIME_SCALE: "0.02", DBCLOUD_RATE_LIMIT: "100/1s" },
-  });
-  return { emulator, host };
-}
-
-async function stopRun(run: Run | undefined): Promise<void> {
-  await run?.host.stop();
-  await run?.emulator.close();
-}
-
-/** The section of the README that starts at `heading`, up to the next heading of that level. */
-function readmeSection(heading: string): string {
-  const readme = read("README.md");
-  const start = readme.indexOf(`\n${heading}\n`);
-  assert.ok(start >= 0, `README has ${heading}`);
-  const level = heading.split(" ")[0];
-  const next = readme.indexOf(`\n${level} `, start + heading.length + 2);
-  return readme.slice(start, next < 0 ? undefined : next);
-}
-
-/** Runs documented `pulumi config set` lines, placeholders filled in, into a CLI config. */
-function cliConfigFrom(text: string, project: string, fill: (line: string) => string): CliConfig {
-  const config = emptyCliConfig();
-  const commands = configSetCommands(fill(text));
-  assert.ok(commands.length > 0, "the text shows pulumi config set commands");
-  for (const args of commands) configSet(config, args, project);
-  return config;
-}
-
-async function capture(program: string, project: string, cli: CliConfig, preview = false) {
-  const { config, secretKeys } = runtimeConfig(cli);
-  const resources = await captureProgram(join(EXAMPLES, program, "index.ts"), {
-    project,
-    stack: "dev",
-    config,
-    secretKeys,
-    preview,
-    freshUnder: join(EXAMPLES, program),
-  });
-  return { resources, config, secretKeys, exports: require(join(EXAMPLES, program, "index.ts")) };
-}
+const read = (path: string) => readRepoFile(path);
 
 describe("engine: examples/basic with configuration as the CLI stores it", function () {
   this.timeout(60_000);
@@ -157,92 +91,6 @@ describe("engine: examples/basic with configuration as the CLI stores it", funct
       capture("basic", "dbcloud-example", cli),
       /dbcloud-example:services\[0\] must be an object or the JSON text of one/,
     );
-  });
-});
-
-describe("engine: examples/pipelines, its stack config and the scheduled flip", function () {
-  this.timeout(60_000);
-  const PROJECT = "dbcloud-pipelines";
-  let run: Run;
-  let services: { name: string; serviceId: string }[];
-  let stackFile: CliConfig;
-
-  before(async () => {
-    const file = yaml.load(read("examples/pipelines/Pulumi.dev.yaml")) as { config: Record<string, unknown> };
-    stackFile = emptyCliConfig();
-    for (const [key, value] of Object.entries(file.config)) stackFile.values.set(key, value);
-    services = file.config[`${PROJECT}:services`] as typeof services;
-    assert.equal(file.config["dbcloud:organizationId"], ORG);
-    run = await startRun(services.map((s) => ({ id: s.serviceId, name: s.name, state: "stopped" })));
-  });
-  after(() => stopRun(run));
-
-  /** The environment the pipelines give the program: credentials as DBCLOUD_* variables. */
-  function withPipelineEnv<T>(body: () => Promise<T>): Promise<T> {
-    const env = {
-      DBCLOUD_API_URL: run.emulator.url,
-      DBCLOUD_API_KEY_ID: run.emulator.keyId,
-      DBCLOUD_API_KEY_SECRET: run.emulator.keySecret,
-    };
-    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-    Object.assign(process.env, env);
-    return body().finally(() => {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
-    });
-  }
-
-  /** The flip line of a pipeline file, with its variable set as the schedule sets it. */
-  function flipArgs(file: string, runState: string): string[] {
-    const commands = configSetCommands(read(file).replace(/"\$RUN_STATE"/g, runState));
-    assert.equal(commands.length, 1, `${file} flips one configuration value`);
-    return commands[0];
-  }
-
-  it("the main branch's up starts every service; each schedule's flip stops, then starts them", async () => {
-    // The provider host reads credentials from its environment, as in the pipeline.
-    await run.host.stop();
-    run.host = await startProviderHost({
-      cwd: ROOT,
-      project: PROJECT,
-      env: {
-        DBCLOUD_TIME_SCALE: "0.02",
-        DBCLOUD_RATE_LIMIT: "100/1s",
-        DBCLOUD_API_URL: run.emulator.url,
-        DBCLOUD_API_KEY_ID: run.emulator.keyId,
-        DBCLOUD_API_KEY_SECRET: run.emulator.keySecret,
-      },
-    });
-    const states = () => services.map((s) => run.emulator.service(s.serviceId)?.state);
-    let stack: EngineStack | undefined;
-    const deploy = async (cli: CliConfig) => {
-      const captured = await withPipelineEnv(() => capture("pipelines", PROJECT, cli));
-      stack ??= new EngineStack(run.host, { config: captured.config });
-      const result = await stack.up(captured.resources);
-      assert.ok(result.ok, JSON.stringify(result.steps));
-      return captured.resources;
-    };
-
-    const resources: CapturedResource[] = await deploy(stackFile);
-    assert.equal(resources.length, services.length);
-    assert.deepEqual(states(), ["running", "running"]);
-
-    for (const file of [
-      "examples/pipelines/github/dev-schedule.yml",
-      "examples/pipelines/gitlab/.gitlab-ci.yml",
-    ]) {
-      for (const runState of ["stopped", "running"]) {
-        const flipped: CliConfig = { values: new Map(stackFile.values), secretKeys: new Set() };
-        configSet(flipped, flipArgs(file, runState), PROJECT);
-        const before = run.emulator.requests.length;
-        await deploy(flipped);
-        assert.deepEqual(states(), [runState, runState], `${file}: ${runState}`);
-        const commands = run.emulator.requests.slice(before).filter((r) => r.method === "PATCH");
-        assert.equal(commands.length, services.length, "one command per service");
-      }
-    }
   });
 });
 

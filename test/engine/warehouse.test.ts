@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { readRepoFile, ROOT, yaml } from "../helpers/repoFiles";
 import { startEmulator, type Emulator, type RequestLogEntry } from "../../src/emulator";
 import { ServiceRunState } from "../../src";
 import { captureProgram } from "../../src/engine-driver/capture";
@@ -22,12 +22,8 @@ import { providerConfig } from "../helpers/providerConfig";
  * running fails at its deadline, saying why, with the resource recorded.
  */
 
-const ROOT = join(__dirname, "..", "..");
 const PROJECT = "dbcloud-warehouse";
-const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
-const yaml: { load(text: string): unknown } = require(
-  require.resolve("js-yaml", { paths: [dirname(require.resolve("@pulumi/pulumi/package.json"))] }),
-);
+const read = (path: string) => readRepoFile(path);
 
 interface Entry {
   name: string;

@@ -6,11 +6,11 @@
 // later call ends at once, unsent; and no form of the key secret shows. FUZZ_SEED replays a case.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { satisfies, type DesiredState } from "../../src/provider/stateTable";
 import type { Fault } from "../../src/emulator";
-import { engineCalls, RUN_STATE, secret, urnOf } from "../plugin/engineCalls";
-import { binCommand, startFakeEngine, startPlugin, type PluginCallError } from "../plugin/pluginProcess";
+import { RUN_STATE, urnOf } from "../plugin/engineCalls";
+import { startFakeEngine, type PluginCallError } from "../plugin/pluginProcess";
+import { configuredPlugin, type FakeEngine } from "../plugin/pluginStack";
 import { FIRST_STATES, transientFault } from "./faults";
 import {
   commandsApplied,
@@ -57,7 +57,7 @@ type Ended = { value?: unknown; error?: PluginCallError };
 describe("fault suite: Cancel at any point, over gRPC", function () {
   this.timeout(600_000);
   let world: World;
-  let engine: Awaited<ReturnType<typeof startFakeEngine>>;
+  let engine: FakeEngine;
 
   before(async function () {
     // Transitions long enough that a converge polls a few times before it is done.
@@ -72,23 +72,6 @@ describe("fault suite: Cancel at any point, over gRPC", function () {
     await world?.close();
   });
 
-  async function configuredPlugin() {
-    const plugin = await startPlugin(binCommand(), {
-      engine: engine.address,
-      env: { DBCLOUD_TIME_SCALE: String(TIME_SCALE) },
-    });
-    const calls = engineCalls(plugin);
-    const { emulator, organizationId } = world;
-    await calls.configure({
-      apiUrl: emulator.url,
-      apiKeyId: emulator.keyId,
-      apiKeySecret: secret(emulator.keySecret),
-      organizationId,
-      rateLimit: "off",
-    });
-    return { plugin, calls };
-  }
-
   /** Resolves when the service has seen `count` requests, one is held open, or `ended` is set. */
   async function cancelPoint(serviceId: string, since: number, count: number, ended: () => boolean) {
     for (;;) {
@@ -102,7 +85,10 @@ describe("fault suite: Cancel at any point, over gRPC", function () {
   async function runCase(c: Case): Promise<string[]> {
     const { emulator, organizationId } = world;
     const serviceId = emulator.addService({ organizationId, name: "cancelled", state: c.first }).id;
-    const { plugin, calls } = await configuredPlugin();
+    const { plugin, calls, cancel } = await configuredPlugin(emulator, engine, {
+      organizationId,
+      env: { DBCLOUD_TIME_SCALE: String(TIME_SCALE) },
+    });
     try {
       const urn = urnOf(RUN_STATE, `svc-${serviceId}`);
       const { inputs } = await calls.check(urn, {}, { serviceId, state: c.desired });
@@ -114,7 +100,7 @@ describe("fault suite: Cancel at any point, over gRPC", function () {
         (error: PluginCallError) => (result = { error }),
       );
       await cancelPoint(serviceId, since, c.cancelAfter, () => result !== undefined);
-      await plugin.call("cancel", new Empty());
+      await cancel();
       const cancelledAt = lastSeq(world);
       const problems: string[] = [];
       let watchdog: NodeJS.Timeout | undefined;

@@ -1,5 +1,6 @@
 // Arbitraries of the faults the suite injects, in two pools: the transient faults the client is
-// built to ride out today, and every hostile behaviour issue 10 names.
+// built to ride out, and every hostile behaviour a server can show (storms, dropped connections,
+// answers lost after being applied, malformed, oversized or echoing bodies, stalls, trickles).
 import fc from "fast-check";
 import type { EchoForm, EchoPlace, Fault, RateLimitHeaderForm } from "../../src/emulator";
 
@@ -62,7 +63,7 @@ const malformedRead = () =>
     malformed: fc.constantFrom<"not-json" | "wrong-shape">("not-json", "wrong-shape"),
   });
 
-/** Faults the README promises to ride out, and none of issue 10's holes. */
+/** Faults the README promises to ride out, and none of the hostile ones. */
 export function transientFault(): fc.Arbitrary<Fault> {
   return fc.oneof(
     serverError(),
@@ -144,7 +145,7 @@ export function echo(): fc.Arbitrary<Fault> {
 }
 
 /**
- * Every fault kind of issue 10 on the service routes, but those that hold a request for long
+ * Every hostile fault kind on the service routes, but those that hold a request for long
  * (stalls, trickled bodies): a client without a total deadline per attempt spends 30 s in each,
  * so they have a property of their own (`slowFault`).
  */

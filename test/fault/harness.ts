@@ -29,7 +29,7 @@ export const MAX_COMMANDS = 3;
 export const MAX_ATTEMPTS = 8;
 /** The provider's waits run at this scale: a 1 s first poll becomes 20 ms. */
 export const TIME_SCALE = 0.02;
-/** Longest error message the suite accepts: kept error text is truncated (issue 10, bounded memory). */
+/** Longest error message the suite accepts: kept error text is truncated, so memory stays bounded. */
 export const MAX_MESSAGE_CHARS = 4096;
 
 /** Counts for the one summary line at the end of `npm test`. */

@@ -7,14 +7,9 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { satisfies, type DesiredState } from "../../src/provider/stateTable";
 import type { Fault } from "../../src/emulator";
-import { DELETION, engineCalls, RUN_STATE, secret, urnOf } from "../plugin/engineCalls";
-import {
-  binCommand,
-  startFakeEngine,
-  startPlugin,
-  type PluginCallError,
-  type PluginProcess,
-} from "../plugin/pluginProcess";
+import { DELETION, RUN_STATE, urnOf } from "../plugin/engineCalls";
+import { startFakeEngine, type PluginCallError, type PluginProcess } from "../plugin/pluginProcess";
+import { configuredPlugin, type EngineCalls, type FakeEngine } from "../plugin/pluginStack";
 import { judgeConverge } from "./convergeVerdict";
 import { deleteBoundMs, endpointFault, FIRST_STATES, hostileFault, transientFault } from "./faults";
 import {
@@ -85,26 +80,16 @@ const caseOf = (fault: fc.Arbitrary<Fault>, deleteFault: fc.Arbitrary<Fault>): f
 describe("fault suite: the provider plugin", function () {
   this.timeout(600_000);
   let world: World;
-  let engine: Awaited<ReturnType<typeof startFakeEngine>>;
+  let engine: FakeEngine;
   let plugin: PluginProcess;
-  let calls: ReturnType<typeof engineCalls>;
+  let calls: EngineCalls;
 
   before(async function () {
     world = await startWorld();
     engine = await startFakeEngine();
-    plugin = await startPlugin(binCommand(), {
-      engine: engine.address,
-      env: { DBCLOUD_TIME_SCALE: String(TIME_SCALE) },
-    });
-    calls = engineCalls(plugin);
     const { emulator, organizationId } = world;
-    await calls.configure({
-      apiUrl: emulator.url,
-      apiKeyId: emulator.keyId,
-      apiKeySecret: secret(emulator.keySecret),
-      organizationId,
-      rateLimit: "off",
-    });
+    const env = { DBCLOUD_TIME_SCALE: String(TIME_SCALE) };
+    ({ plugin, calls } = await configuredPlugin(emulator, engine, { organizationId, env }));
   });
 
   after(async function () {

@@ -30,10 +30,10 @@ describe("fault suite: ServiceRunState", function () {
     await fc.assert(property(transientFault, ALL_INVARIANTS, [0]), settings(12));
   });
 
-  // Not one of issue 10's holes, found by this suite: right after a `waitForState: false` start,
-  // a GET under visibility lag showed the pre-command "stopped", which satisfied a converge to
-  // stopped: the stack recorded stopped while the service went on starting. Now the outputs keep
-  // the last command, and within its grace period such a read is not taken at its word.
+  // Visibility lag is no hostile fault, yet it matters: right after a `waitForState: false` start,
+  // a GET can show the pre-command "stopped", which satisfies a converge to stopped, and the stack
+  // would record stopped while the service goes on starting. The outputs keep the last command, and
+  // within its grace period such a read is not taken at its word.
   it("under the same faults with visibility lag, every invariant holds", async () => {
     await fc.assert(property(transientFault, ALL_INVARIANTS), settings(12));
   });

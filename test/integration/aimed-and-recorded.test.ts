@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
-import { steppedClock } from "../helpers/steppedClock";
 import { randomUUID } from "node:crypto";
 import { ApiClient } from "../../src/api/client";
 import { InvalidInputError } from "../../src/api/errors";
 import { checkedRequestUrl } from "../../src/api/guards";
-import { RateBudget } from "../../src/api/rateBudget";
 import * as provider from "../../src/provider";
 import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
-import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { answeringServer } from "../helpers/fixedAnswer";
 import { endpointIdOf } from "../helpers/endpointId";
 
 /*
@@ -153,20 +151,13 @@ describe("a request goes only where it was meant to go", function () {
 
 describe("what counts as already gone on destroy", function () {
   this.timeout(20_000);
-  let server: HostileServer | undefined;
-  const original = console.log;
-  afterEach(async () => {
-    console.log = original;
-    await server?.close();
-  });
+  const api = answeringServer();
 
   async function deleteAgainst(status: number, body: string): Promise<Error | undefined> {
-    server = await startHostileServer((_req, res) => {
+    await api.serveWith((_req, res) => {
       res.statusCode = status;
       res.end(body);
     });
-    await configureProviderFor(server);
-    console.log = () => undefined;
     const props = {
       organizationId: randomUUID(),
       serviceId: randomUUID(),
@@ -215,20 +206,5 @@ describe("what counts as already gone on destroy", function () {
   });
   it("400 with no body fails destroy", async () => {
     assert.ok(await deleteAgainst(400, ""));
-  });
-});
-
-describe("rate budget: a 429 pauses requests already waiting", () => {
-  it("a waiter queued before the 429 is granted only after the pause", async () => {
-    const { clock, now, runUntil } = steppedClock();
-    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
-    await budget.acquire(); // t=0
-    const granted: number[] = [];
-    const waiter = budget.acquire().then(() => granted.push(now())); // queued for t=1000
-    await Promise.resolve();
-    budget.blockUntil(5_000); // a 429 arrives while it waits
-    await runUntil(() => granted.length > 0);
-    await waiter;
-    assert.deepEqual(granted, [5_000]);
   });
 });

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import * as provider from "../../src/provider";
-import { captureConsole, type CapturedConsole } from "../helpers/captureConsole";
-import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { answer, answeringServer, errorAnswer, serviceAnswer } from "../helpers/fixedAnswer";
+import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
 import { configureProvider, providerConfig } from "../helpers/providerConfig";
 import { endpointIdOf } from "../helpers/endpointId";
 
@@ -25,44 +25,26 @@ const props = (over: Props = {}): Props => ({
   ...over,
 });
 
-function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(body === undefined ? undefined : JSON.stringify(body));
-}
-const service = { status: 200, requestId: "r-1", result: { id: SVC, name: "db", state: "running" } };
+const service = serviceAnswer(SVC, { name: "db", state: "running" });
 const rateLimited = (seconds: number) => (res: ServerResponse) =>
   answer(res, 429, { status: 429, error: "slow down" }, { "retry-after": String(seconds) });
 
 describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", function () {
   this.timeout(20_000);
-  let server: HostileServer | undefined;
-  let output: CapturedConsole;
+  const api = answeringServer({ organizationId: ORG });
+  const serve = api.serveInTurn;
   const previousScale = process.env.DBCLOUD_TIME_SCALE;
 
-  beforeEach(() => {
-    output = captureConsole();
-  });
-  afterEach(async () => {
-    output.restore();
+  afterEach(() => {
     if (previousScale === undefined) delete process.env.DBCLOUD_TIME_SCALE;
     else process.env.DBCLOUD_TIME_SCALE = previousScale;
-    await server?.close();
-    server = undefined;
   });
-
-  /** Answers the n-th request (from 1) with `answers[n - 1]`, and every later one with the last. */
-  async function serve(...answers: ((res: ServerResponse) => void)[]) {
-    server = await startHostileServer((_req, res, { count }) =>
-      answers[Math.min(count, answers.length) - 1](res),
-    );
-    await configureProviderFor(server, { organizationId: ORG });
-  }
 
   it("create's read gives up at the read timeout (scaled) when the server asks to wait past it", async () => {
     process.env.DBCLOUD_TIME_SCALE = "0.001"; // a read may take 120 s x 0.001 = 0.12 s
     await serve(rateLimited(1), (res) => answer(res, 200, service));
     await assert.rejects(provider.reversePrivateEndpointDeletionCreate(props()), /429/);
-    assert.equal(server!.requests.length, 1, "no retry after the read timeout");
+    assert.equal(api.server.requests.length, 1, "no retry after the read timeout");
   });
 
   it("a change of DBCLOUD_TIME_SCALE alone is used at once: the read's timeout follows it", async () => {
@@ -75,14 +57,14 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
     await provider.reversePrivateEndpointDeletionCreate(props()); // a read may take 60 s
     process.env.DBCLOUD_TIME_SCALE = "0.001"; // nothing else changes; now 0.12 s
     await assert.rejects(provider.reversePrivateEndpointDeletionCreate(props()), /429/);
-    assert.equal(server!.requests.length, 2, "no retry after the read timeout");
+    assert.equal(api.server.requests.length, 2, "no retry after the read timeout");
   });
 
   it("refresh gives up at the read timeout (scaled) when the server asks to wait past it", async () => {
     process.env.DBCLOUD_TIME_SCALE = "0.001";
     await serve(rateLimited(1), (res) => answer(res, 200, service));
     await assert.rejects(provider.reversePrivateEndpointDeletionRead(endpointIdOf(props()), props()), /429/);
-    assert.equal(server!.requests.length, 1, "no retry after the read timeout");
+    assert.equal(api.server.requests.length, 1, "no retry after the read timeout");
   });
 
   it("destroy gives up at timeoutSeconds when the server asks to wait past it, and the resource stays", async () => {
@@ -94,7 +76,7 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
       ),
       /^ResourceOperationError: Deleting reverse private endpoint rpe-0a1b2c of service .* failed: .*429/,
     );
-    assert.equal(server!.requests.length, 1, "no retry after timeoutSeconds");
+    assert.equal(api.server.requests.length, 1, "no retry after timeoutSeconds");
   });
 
   it("create takes only a 400 that says the service is not found for the service missing", async () => {
@@ -105,7 +87,6 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
         `^ResourceOperationError: Service ${SVC} was not found in organization ${ORG}: check serviceId and organizationId`,
       ),
     );
-    await server!.close();
     await serve((res) => answer(res, 400, { status: 400, error: "Invalid value for field name" }));
     const error: Error = await provider.reversePrivateEndpointDeletionCreate(props()).then(
       () => assert.fail("create succeeded"),
@@ -137,7 +118,7 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
       provider.reversePrivateEndpointDeletionDelete(endpointIdOf(edited), edited),
       refusal("delete"),
     );
-    assert.equal(server!.requests.length, 0);
+    assert.equal(api.server.requests.length, 0);
   });
 
   it("a retried read shows in the progress output", async () => {
@@ -147,17 +128,18 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
       (res) => answer(res, 200, service),
     );
     await provider.reversePrivateEndpointDeletionCreate(props());
-    assert.equal(server!.requests.length, 2);
+    assert.equal(api.server.requests.length, 2);
     assert.ok(
-      output.stdout.some((line) =>
+      api.output.stdout.some((line) =>
         line.startsWith(`[dbcloud] GET /v1/organizations/${ORG}/services/${SVC}: `),
       ),
-      output.stdout.join("\n"),
+      api.output.stdout.join("\n"),
     );
   });
 
   it("a new configuration that differs in every setting is used at once (each stack's own API and key)", async () => {
     const first = await startHostileServer((_req, res) => answer(res, 200, service));
+    let second: HostileServer | undefined;
     try {
       process.env.DBCLOUD_TIME_SCALE = "0.5";
       await configureProvider(
@@ -168,18 +150,19 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
       );
       await provider.reversePrivateEndpointDeletionCreate(props());
       process.env.DBCLOUD_TIME_SCALE = "0.25";
-      server = await startHostileServer((_req, res) => answer(res, 200, service));
+      second = await startHostileServer((_req, res) => answer(res, 200, service));
       await configureProvider(
         providerConfig(
-          { url: server.url, keyId: "key-b", keySecret: "secret-b" },
+          { url: second.url, keyId: "key-b", keySecret: "secret-b" },
           { organizationId: randomUUID(), rateLimit: "100/1s" },
         ),
       );
       await provider.reversePrivateEndpointDeletionCreate(props());
       assert.equal(first.requests.length, 1);
-      assert.equal(server.requests.length, 1, "the second configuration's API");
+      assert.equal(second.requests.length, 1, "the second configuration's API");
     } finally {
       await first.close();
+      await second?.close();
     }
   });
 
@@ -193,29 +176,16 @@ describe("ReversePrivateEndpointDeletion: bounds and refusals over HTTP", functi
       ),
       { outs: { ...props(), timeoutSeconds: 60 } },
     );
-    assert.equal(server!.requests.length, 0);
+    assert.equal(api.server.requests.length, 0);
   });
 });
 
 describe("ReversePrivateEndpointDeletion, answer by answer", function () {
   this.timeout(20_000);
-  let server: HostileServer | undefined;
-  const original = console.log;
-  afterEach(async () => {
-    console.log = original;
-    await server?.close();
-  });
-
-  async function serve(status: number, body: unknown) {
-    server = await startHostileServer((_req, res) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body));
-    });
-    await configureProviderFor(server, { organizationId: ORG });
-    console.log = () => undefined;
-  }
-  const serviceWith = (result: Props) => ({ status: 200, requestId: "r-1", result: { id: SVC, ...result } });
-  const error = (status: number, message: string) => ({ status, error: message, requestId: "r-err" });
+  const api = answeringServer({ organizationId: ORG });
+  const serve = api.serve;
+  const serviceWith = (fields: Props) => serviceAnswer(SVC, fields);
+  const error = errorAnswer;
 
   const endpointProps = { organizationId: ORG, serviceId: SVC, reversePrivateEndpointId: "rpe-1" };
 
@@ -226,13 +196,11 @@ describe("ReversePrivateEndpointDeletion, answer by answer", function () {
         `Service ${SVC} was not found in organization ${ORG}: check serviceId and organizationId. ` +
         `(400 Service not found (GET /v1/organizations/${ORG}/services/${SVC}, requestId r-err))`,
     });
-    await server!.close();
     await serve(403, error(403, "forbidden"));
     await assert.rejects(
       provider.reversePrivateEndpointDeletionCreate(endpointProps),
       /^ResourceOperationError: The API key was refused while reading service .*dbcloud:apiKeyId .*\(403 forbidden/,
     );
-    await server!.close();
     await serve(422, error(422, "odd"));
     await assert.rejects(
       provider.reversePrivateEndpointDeletionCreate(endpointProps),
@@ -257,7 +225,6 @@ describe("ReversePrivateEndpointDeletion, answer by answer", function () {
         props: { ...endpointProps, timeoutSeconds: 300 },
       },
     );
-    await server!.close();
     await serve(400, error(400, "Endpoint not found"));
     await assert.rejects(
       provider.reversePrivateEndpointDeletionRead(endpointIdOf(endpointProps), endpointProps),

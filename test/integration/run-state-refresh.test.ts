@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
-import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { answeringServer, errorAnswer, serviceAnswer } from "../helpers/fixedAnswer";
 
 /*
  * ServiceRunState read (`pulumi refresh`) against a server answering one fixed way, over real
@@ -15,23 +15,10 @@ const SVC = randomUUID();
 
 describe("ServiceRunState refresh, answer by answer", function () {
   this.timeout(20_000);
-  let server: HostileServer | undefined;
-  const original = console.log;
-  afterEach(async () => {
-    console.log = original;
-    await server?.close();
-  });
-
-  async function serve(status: number, body: unknown) {
-    server = await startHostileServer((_req, res) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body));
-    });
-    await configureProviderFor(server, { organizationId: ORG });
-    console.log = () => undefined;
-  }
-  const service = (result: Props) => ({ status: 200, requestId: "r-1", result: { id: SVC, ...result } });
-  const error = (status: number, message: string) => ({ status, error: message, requestId: "r-err" });
+  const api = answeringServer({ organizationId: ORG });
+  const serve = api.serve;
+  const service = (fields: Props) => serviceAnswer(SVC, fields);
+  const error = errorAnswer;
 
   it("ServiceRunState read fills the ids from the resource id and the configuration, and the defaults", async () => {
     await serve(
@@ -55,7 +42,7 @@ describe("ServiceRunState refresh, answer by answer", function () {
         endpoints: [{ protocol: "", host: "h", port: 0, username: null }],
       },
     });
-    assert.equal(server!.requests[0].url, `/v1/organizations/${ORG}/services/${SVC}`);
+    assert.equal(api.server.requests[0].url, `/v1/organizations/${ORG}/services/${SVC}`);
   });
 
   it("ServiceRunState read: a 400 saying the service is not found drops it; one about the key fails", async () => {
@@ -64,14 +51,12 @@ describe("ServiceRunState refresh, answer by answer", function () {
       id: "",
       props: {},
     });
-    await server!.close();
     await serve(400, error(400, "Invalid API key id"));
     await assert.rejects(
       provider.serviceRunStateRead(SVC, { serviceId: SVC, organizationId: ORG }),
       /400 Invalid API key id/,
     );
     // Something else not found is no reason to drop the service from the stack.
-    await server!.close();
     await serve(400, error(400, "Endpoint not found"));
     await assert.rejects(
       provider.serviceRunStateRead(SVC, { serviceId: SVC, organizationId: ORG }),
@@ -80,15 +65,13 @@ describe("ServiceRunState refresh, answer by answer", function () {
   });
 
   it("ServiceRunState read has a deadline: a server asking to wait past it fails the read at once", async () => {
-    server = await startHostileServer((_req, res, { count }) => {
+    const server = await api.serveWith((_req, res, { count }) => {
       if (count === 1) {
         res.writeHead(429, { "retry-after": "5" });
         return res.end('{"status":429,"error":"TOO_MANY_REQUESTS"}');
       }
       res.end(JSON.stringify(service({ state: "running" })));
     });
-    await configureProviderFor(server, { organizationId: ORG });
-    console.log = () => undefined;
     // A read may take READ_TIMEOUT_SECONDS (120 s), scaled here to 1.2 s: less than the 5 s asked for.
     const scale = process.env.DBCLOUD_TIME_SCALE;
     process.env.DBCLOUD_TIME_SCALE = "0.01";
@@ -107,7 +90,7 @@ describe("ServiceRunState refresh, answer by answer", function () {
       provider.serviceRunStateRead(SVC, { serviceId: "../x", organizationId: ORG }),
       (e: Error) => e.message.startsWith("ServiceRunState read: refusing to act on invalid properties"),
     );
-    assert.equal(server!.requests.length, 0);
+    assert.equal(api.server.requests.length, 0);
   });
 
   it("ServiceRunState refresh right after a start, GET still showing stopped: keeps only a recorded state short of the target", async () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
 import { outputsOf } from "../../src/provider/serviceRunStateInputs";
-import { configureProviderFor, startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { answeringServer, errorAnswer, serviceAnswer } from "../helpers/fixedAnswer";
 
 /*
  * ServiceRunState create and update against a server answering one fixed way, over real HTTP:
@@ -15,23 +15,10 @@ const SVC = randomUUID();
 
 describe("ServiceRunState create and update, answer by answer", function () {
   this.timeout(20_000);
-  let server: HostileServer | undefined;
-  const original = console.log;
-  afterEach(async () => {
-    console.log = original;
-    await server?.close();
-  });
-
-  async function serve(status: number, body: unknown) {
-    server = await startHostileServer((_req, res) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body));
-    });
-    await configureProviderFor(server, { organizationId: ORG });
-    console.log = () => undefined;
-  }
-  const service = (result: Props) => ({ status: 200, requestId: "r-1", result: { id: SVC, ...result } });
-  const error = (status: number, message: string) => ({ status, error: message, requestId: "r-err" });
+  const api = answeringServer({ organizationId: ORG });
+  const serve = api.serve;
+  const service = (fields: Props) => serviceAnswer(SVC, fields);
+  const error = errorAnswer;
 
   it("ServiceRunState update with nothing to converge keeps what was observed, filling absent details", async () => {
     await serve(500, error(500, "must not be called"));
@@ -62,7 +49,7 @@ describe("ServiceRunState create and update, answer by answer", function () {
       databaseVersion: "",
       endpoints: [],
     });
-    assert.equal(server!.requests.length, 0);
+    assert.equal(api.server.requests.length, 0);
   });
 
   it("ServiceRunState update with nothing to converge keeps endpoints, and drops what a hand-edit made no endpoint", async () => {
@@ -80,7 +67,7 @@ describe("ServiceRunState create and update, answer by answer", function () {
       news,
     );
     assert.deepEqual(mixed.outs.endpoints, [{ protocol: "", host: "", port: 1, username: null }]);
-    assert.equal(server!.requests.length, 0);
+    assert.equal(api.server.requests.length, 0);
   });
 
   it("ServiceRunState update with a new desired state converges (it calls the API)", async () => {
@@ -93,7 +80,7 @@ describe("ServiceRunState create and update, answer by answer", function () {
     });
     assert.equal(outs.observedState, "running");
     assert.deepEqual(
-      server!.requests.map((r) => r.method),
+      api.server.requests.map((r) => r.method),
       ["GET"],
     );
   });
@@ -109,7 +96,7 @@ describe("ServiceRunState create and update, answer by answer", function () {
     });
     assert.equal(outs.serviceName, "db");
     assert.deepEqual(
-      server!.requests.map((r) => r.method),
+      api.server.requests.map((r) => r.method),
       ["GET"],
     );
   });
@@ -123,7 +110,7 @@ describe("ServiceRunState create and update, answer by answer", function () {
     await assert.rejects(provider.serviceRunStateUpdate(SVC, bad, bad), (e: Error) =>
       e.message.startsWith("ServiceRunState update: refusing to act on invalid properties"),
     );
-    assert.equal(server!.requests.length, 0);
+    assert.equal(api.server.requests.length, 0);
   });
 
   it("a failure before any command is not recorded: a plain error without the resource", async () => {

@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { startEmulator, type Emulator, type RequestLogEntry } from "../../src/emulator";
-import { DELETION, engineCalls, RUN_STATE, secret, urnOf } from "./engineCalls";
-import {
-  binCommand,
-  PluginCallError,
-  startFakeEngine,
-  startPlugin,
-  type PluginProcess,
-} from "./pluginProcess";
+import { DELETION, RUN_STATE, urnOf } from "./engineCalls";
+import { PluginCallError, startFakeEngine, type PluginProcess } from "./pluginProcess";
+import { configuredPlugin, stoppedService, type EngineCalls, type FakeEngine } from "./pluginStack";
 
 /*
  * The engine's Cancel over gRPC ends every wait of the plugin at once: a request the server holds
@@ -24,7 +18,7 @@ const ORG = randomUUID();
 describe("plugin: Cancel ends every wait and records what may have been applied", function () {
   this.timeout(30_000);
   let emulator: Emulator;
-  let engine: Awaited<ReturnType<typeof startFakeEngine>>;
+  let engine: FakeEngine;
   const plugins: PluginProcess[] = [];
 
   before(async function () {
@@ -44,27 +38,12 @@ describe("plugin: Cancel ends every wait and records what may have been applied"
 
   /** A plugin of its own, configured against the emulator (`rateLimit` as the stack config gives it). */
   async function freshPlugin(rateLimit = "off") {
-    const plugin = await startPlugin(binCommand(), { engine: engine.address });
-    plugins.push(plugin);
-    const calls = engineCalls(plugin);
-    await calls.configure({
-      apiUrl: emulator.url,
-      apiKeyId: emulator.keyId,
-      apiKeySecret: secret(emulator.keySecret),
-      organizationId: ORG,
-      rateLimit,
-    });
-    return { calls, cancel: () => plugin.call("cancel", new Empty()) };
+    const configured = await configuredPlugin(emulator, engine, { organizationId: ORG, rateLimit });
+    plugins.push(configured.plugin);
+    return configured;
   }
 
-  /** A stopped service, its ServiceRunState asked to run: its checked inputs. */
-  async function stoppedService(calls: ReturnType<typeof engineCalls>, name: string) {
-    const serviceId = randomUUID();
-    emulator.addService({ organizationId: ORG, id: serviceId, name, state: "stopped" });
-    const urn = urnOf(RUN_STATE, name);
-    const { inputs } = await calls.check(urn, {}, { serviceId, state: "running" });
-    return { serviceId, urn, inputs };
-  }
+  const stoppedAs = (calls: EngineCalls, name: string) => stoppedService({ emulator, calls }, ORG, name);
 
   const requestsOf = (serviceId: string) => emulator.requests.filter((r) => r.serviceId === serviceId);
 
@@ -81,7 +60,7 @@ describe("plugin: Cancel ends every wait and records what may have been applied"
 
   it("a start and a stop the server applied and holds open: one Cancel aborts both, and the create and the update are recorded from the last GET", async function () {
     const { calls, cancel } = await freshPlugin();
-    const created = await stoppedService(calls, "held-open");
+    const created = await stoppedAs(calls, "held-open");
     const updatedId = randomUUID();
     emulator.addService({ organizationId: ORG, id: updatedId, name: "held-open-stop", state: "running" });
     const updatedUrn = urnOf(RUN_STATE, "held-open-stop");
@@ -117,7 +96,7 @@ describe("plugin: Cancel ends every wait and records what may have been applied"
   it("a wait for the rate budget: Cancel ends it, nothing more is sent, and later reads and deletes end at once", async function () {
     // One request in ten minutes (within the create's deadline): the GET takes it, the start waits.
     const { calls, cancel } = await freshPlugin("1/10m");
-    const { serviceId, urn, inputs } = await stoppedService(calls, "budget");
+    const { serviceId, urn, inputs } = await stoppedAs(calls, "budget");
     const creating = failureOf(calls.create(urn, inputs));
     await logged(serviceId, (r) => r.method === "GET");
     await cancel();
@@ -150,7 +129,7 @@ describe("plugin: Cancel ends every wait and records what may have been applied"
 
   it("a retry's sleep after a 429 that asks for a minute: Cancel ends it, and nothing more is sent", async function () {
     const { calls, cancel } = await freshPlugin();
-    const { serviceId, urn, inputs } = await stoppedService(calls, "retrying");
+    const { serviceId, urn, inputs } = await stoppedAs(calls, "retrying");
     emulator.injectFault({ route: "getService", status: 429, retryAfterSeconds: 60 });
     const creating = failureOf(calls.create(urn, inputs));
     // The plugin logs its retry just before it sleeps: then, and only then, it is asleep.

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { engineCalls, RUN_STATE, secret, urnOf } from "./engineCalls";
-import { binCommand, startFakeEngine, startPlugin } from "./pluginProcess";
+import { RUN_STATE, urnOf } from "./engineCalls";
+import { startFakeEngine } from "./pluginProcess";
+import { configuredPlugin } from "./pluginStack";
 
 /*
  * gRPC's debug variables, as people set them to debug a provider: the plugin still prints its
@@ -37,20 +38,12 @@ describe("plugin: gRPC's debug variables", function () {
       .join(" ");
     it(`${shown}: the port alone on stdout, a Create that succeeds, no trace in the engine's log`, async function () {
       const engine = await startFakeEngine();
-      const plugin = await startPlugin(binCommand(), {
-        engine: engine.address,
+      const organizationId = randomUUID();
+      const { plugin, calls } = await configuredPlugin(emulator, engine, {
+        organizationId,
         env: { DBCLOUD_TIME_SCALE: "0.02", ...env },
       });
       try {
-        const calls = engineCalls(plugin);
-        const organizationId = randomUUID();
-        await calls.configure({
-          apiUrl: emulator.url,
-          apiKeyId: emulator.keyId,
-          apiKeySecret: secret(emulator.keySecret),
-          organizationId,
-          rateLimit: "off",
-        });
         const serviceId = randomUUID();
         emulator.addService({ organizationId, id: serviceId, name: "traced", state: "stopped" });
         const urn = urnOf(RUN_STATE, "traced");

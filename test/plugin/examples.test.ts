@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { packageSchema } from "../../src/plugin/schema";
-import { ROOT } from "./pluginProcess";
+import { readRepoFile as read, yaml } from "../helpers/repoFiles";
 
 /*
  * The YAML and Python examples and docs/plugin.md cannot be run here (no Pulumi CLI): every
@@ -12,8 +10,6 @@ import { ROOT } from "./pluginProcess";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const schema = packageSchema() as Json;
-const read = (...path: string[]) => readFileSync(join(ROOT, ...path), "utf8");
-const yaml = require(require.resolve("js-yaml", { paths: [require.resolve("@pulumi/pulumi")] }));
 const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /** The names a resource or function token accepts as inputs and offers as outputs. */

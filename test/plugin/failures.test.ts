@@ -1,15 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { Empty } from "google-protobuf/google/protobuf/empty_pb";
-import { startEmulator, type Emulator } from "../../src/emulator";
-import { engineCalls, RUN_STATE, secret, urnOf } from "./engineCalls";
-import {
-  binCommand,
-  PluginCallError,
-  startFakeEngine,
-  startPlugin,
-  type PluginProcess,
-} from "./pluginProcess";
+import { PluginCallError } from "./pluginProcess";
+import { pluginStack, stoppedService } from "./pluginStack";
 
 /*
  * How the plugin fails: a create that sent its command and then ran out of the engine's time is
@@ -21,43 +13,18 @@ import {
 const ORG = randomUUID();
 
 describe("plugin: partial failures and Cancel", function () {
-  let emulator: Emulator;
-  let engine: Awaited<ReturnType<typeof startFakeEngine>>;
-  let plugin: PluginProcess;
-  let calls: ReturnType<typeof engineCalls>;
-
-  before(async function () {
+  const stack = pluginStack({
+    organizationId: ORG,
     // Starting takes ten minutes: only the engine's timeout or Cancel ends a create sooner.
-    emulator = await startEmulator({ transitions: { starting: 600_000 } });
-    engine = await startFakeEngine();
-    plugin = await startPlugin(binCommand(), { engine: engine.address, env: { DBCLOUD_TIME_SCALE: "0.02" } });
-    calls = engineCalls(plugin);
-    await calls.configure({
-      apiUrl: emulator.url,
-      apiKeyId: emulator.keyId,
-      apiKeySecret: secret(emulator.keySecret),
-      organizationId: ORG,
-      rateLimit: "off",
-    });
+    emulator: { transitions: { starting: 600_000 } },
+    env: { DBCLOUD_TIME_SCALE: "0.02" },
   });
 
-  after(async function () {
-    await plugin?.stop();
-    engine?.stop();
-    await emulator?.close();
-  });
-
-  /** A stopped service's ServiceRunState asked to run: its checked inputs. */
-  async function stoppedService(name: string) {
-    const serviceId = randomUUID();
-    emulator.addService({ organizationId: ORG, id: serviceId, name, state: "stopped" });
-    const { inputs } = await calls.check(urnOf(RUN_STATE, name), {}, { serviceId, state: "running" });
-    return { serviceId, urn: urnOf(RUN_STATE, name), inputs };
-  }
+  const stoppedAs = (name: string) => stoppedService(stack, ORG, name);
 
   it("a create out of the engine's time after its start was accepted is recorded with its outputs", async function () {
-    const { serviceId, urn, inputs } = await stoppedService("late");
-    const failed = await calls.create(urn, inputs, 1).then(
+    const { serviceId, urn, inputs } = await stoppedAs("late");
+    const failed = await stack.calls.create(urn, inputs, 1).then(
       () => assert.fail("the create should have timed out"),
       (error: PluginCallError) => error,
     );
@@ -75,15 +42,15 @@ describe("plugin: partial failures and Cancel", function () {
 
   it("Cancel ends a create waiting for a ten-minute start, records it as a deadline does, and ends every wait after it", async function () {
     this.timeout(20_000);
-    const { serviceId, urn, inputs } = await stoppedService("cancelled");
-    const creating = calls.create(urn, inputs).then(
+    const { serviceId, urn, inputs } = await stoppedAs("cancelled");
+    const creating = stack.calls.create(urn, inputs).then(
       () => assert.fail("the create should have been cancelled"),
       (error: PluginCallError) => error,
     );
-    while (!emulator.requests.some((r) => r.serviceId === serviceId && r.method === "PATCH")) {
+    while (!stack.emulator.requests.some((r) => r.serviceId === serviceId && r.method === "PATCH")) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    await plugin.call("cancel", new Empty());
+    await stack.cancel();
     const cancelled = await creating;
     assert.match(cancelled.message, /^Cancelled .* after sending start: it was starting when last seen/);
     const recorded = cancelled.initFailure;
@@ -93,8 +60,10 @@ describe("plugin: partial failures and Cancel", function () {
     assert.equal((recorded.properties.lastCommand as { command: string }).command, "start");
     assert.equal(recorded.properties.timeoutSeconds, 1200);
 
-    const later = await stoppedService("after-cancel");
-    const refused = await calls.create(later.urn, later.inputs).catch((error: PluginCallError) => error);
+    const later = await stoppedAs("after-cancel");
+    const refused = await stack.calls
+      .create(later.urn, later.inputs)
+      .catch((error: PluginCallError) => error);
     assert.match((refused as PluginCallError).message, /^Cancelled/);
   });
 });

@@ -2,16 +2,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startEmulator, type Emulator } from "../../src/emulator";
 import { customTimeoutSeconds } from "../../src/resources/programDefaults";
-import { DELETION, engineCalls, RUN_STATE, secret, urnOf } from "./engineCalls";
-import {
-  binCommand,
-  PluginCallError,
-  startFakeEngine,
-  startPlugin,
-  type PluginProcess,
-} from "./pluginProcess";
+import { DELETION, RUN_STATE, urnOf } from "./engineCalls";
+import { PluginCallError } from "./pluginProcess";
+import { pluginStack } from "./pluginStack";
 
 /*
  * Adopting what exists: `pulumi import` (Read with an id and no properties) for both resource
@@ -37,30 +31,7 @@ const entry = (name: string) => structuredClone(fixture.resources.find((r) => r.
 const withoutProvider = ({ __provider: _provider, ...rest }: Props) => rest;
 
 describe("plugin: import, and a move from the dynamic resources", function () {
-  let emulator: Emulator;
-  let engine: Awaited<ReturnType<typeof startFakeEngine>>;
-  let plugin: PluginProcess;
-  let calls: ReturnType<typeof engineCalls>;
-
-  before(async function () {
-    emulator = await startEmulator();
-    engine = await startFakeEngine();
-    plugin = await startPlugin(binCommand(), { engine: engine.address });
-    calls = engineCalls(plugin);
-    await calls.configure({
-      apiUrl: emulator.url,
-      apiKeyId: emulator.keyId,
-      apiKeySecret: secret(emulator.keySecret),
-      organizationId: ORG,
-      rateLimit: "off",
-    });
-  });
-
-  after(async function () {
-    await plugin?.stop();
-    engine?.stop();
-    await emulator?.close();
-  });
+  const stack = pluginStack({ organizationId: ORG });
 
   for (const [shown, desired] of [
     ["running", "running"],
@@ -69,43 +40,61 @@ describe("plugin: import, and a move from the dynamic resources", function () {
   ] as const) {
     it(`import of a ServiceRunState whose service is ${shown}: desired ${desired}, then no diff`, async function () {
       const serviceId = randomUUID();
-      emulator.addService({ organizationId: ORG, id: serviceId, name: "adopted", state: shown });
+      stack.emulator.addService({ organizationId: ORG, id: serviceId, name: "adopted", state: shown });
       const urn = urnOf(RUN_STATE, "adopted");
-      const imported = await calls.read(serviceId, urn, {});
+      const imported = await stack.calls.read(serviceId, urn, {});
       assert.equal(imported.id, serviceId);
       assert.deepEqual(imported.inputs, { organizationId: ORG, serviceId, state: desired });
       assert.equal(imported.properties.observedState, shown);
       assert.equal(imported.properties.state, desired);
-      const { inputs } = await calls.check(urn, {}, { serviceId, state: desired });
-      assert.equal((await calls.diff(serviceId, urn, imported.properties, inputs)).changes, "none");
+      const { inputs } = await stack.calls.check(urn, {}, { serviceId, state: desired });
+      assert.equal((await stack.calls.diff(serviceId, urn, imported.properties, inputs)).changes, "none");
     });
   }
 
   it("import by organizationId/serviceId; a service in transition, or a malformed id, is refused", async function () {
     const serviceId = randomUUID();
-    emulator.addService({ organizationId: ORG, id: serviceId, state: "stopped" });
-    const imported = await calls.read(`${ORG}/${serviceId}`, urnOf(RUN_STATE, "by-path"), {});
+    stack.emulator.addService({ organizationId: ORG, id: serviceId, state: "stopped" });
+    const imported = await stack.calls.read(`${ORG}/${serviceId}`, urnOf(RUN_STATE, "by-path"), {});
     assert.equal(imported.id, serviceId);
-    emulator.setState(serviceId, "starting");
-    const moving = await calls
+    stack.emulator.setState(serviceId, "starting");
+    const moving = await stack.calls
       .read(serviceId, urnOf(RUN_STATE, "moving"), {})
       .catch((e: PluginCallError) => e);
     assert.match((moving as PluginCallError).message, /import it once it has settled/);
-    const malformed = await calls.read("a/b/c", urnOf(RUN_STATE, "bad"), {}).catch((e: PluginCallError) => e);
+    const malformed = await stack.calls
+      .read("a/b/c", urnOf(RUN_STATE, "bad"), {})
+      .catch((e: PluginCallError) => e);
     assert.match((malformed as PluginCallError).message, /import id is a service id/);
   });
 
   it("import of a ReversePrivateEndpointDeletion by organizationId/serviceId/endpointId", async function () {
     const serviceId = randomUUID();
-    emulator.addService({ organizationId: ORG, id: serviceId, reversePrivateEndpointIds: ["rpe-9"] });
+    stack.emulator.addService({ organizationId: ORG, id: serviceId, reversePrivateEndpointIds: ["rpe-9"] });
     const id = `${ORG}/${serviceId}/rpe-9`;
-    const imported = await calls.read(id, urnOf(DELETION, "pipes"), {});
+    const imported = await stack.calls.read(id, urnOf(DELETION, "pipes"), {});
     assert.equal(imported.id, id);
     assert.deepEqual(imported.inputs, { organizationId: ORG, serviceId, reversePrivateEndpointId: "rpe-9" });
     assert.equal(imported.properties.timeoutSeconds, 300);
-    const bad = await calls.read(serviceId, urnOf(DELETION, "bad"), {}).catch((e: PluginCallError) => e);
+    const bad = await stack.calls
+      .read(serviceId, urnOf(DELETION, "bad"), {})
+      .catch((e: PluginCallError) => e);
     assert.match((bad as PluginCallError).message, /organizationId\/serviceId\/reversePrivateEndpointId/);
   });
+
+  /** A refresh of 0.1.0's state `old` with its service there: what it read, with no `__provider`. */
+  async function refreshed010(old: Entry, urn: string, name: string) {
+    const serviceId = old.outputs.serviceId as string;
+    stack.emulator.addService({
+      organizationId: ORG,
+      id: serviceId,
+      name,
+      reversePrivateEndpointIds: ["rpe-from-0-1-0"],
+    });
+    const refreshed = await stack.calls.read(old.id, urn, old.outputs);
+    assert.ok(!("__provider" in refreshed.properties));
+    return { serviceId, refreshed };
+  }
 
   for (const [name, type] of [
     ["analytics", RUN_STATE],
@@ -116,23 +105,15 @@ describe("plugin: import, and a move from the dynamic resources", function () {
       assert.equal(typeof old.outputs.__provider, "string", "the fixture holds the dynamic provider");
       const urn = urnOf(type, name);
       // The program now declares the plugin's type with the same arguments (no __provider).
-      const { inputs, failures } = await calls.check(urn, old.inputs, withoutProvider(old.inputs));
+      const { inputs, failures } = await stack.calls.check(urn, old.inputs, withoutProvider(old.inputs));
       assert.deepEqual(failures, []);
-      const planned = await calls.diff(old.id, urn, old.outputs, inputs);
+      const planned = await stack.calls.diff(old.id, urn, old.outputs, inputs);
       assert.equal(planned.changes, "none", JSON.stringify(planned));
 
-      const serviceId = old.outputs.serviceId as string;
-      emulator.addService({
-        organizationId: ORG,
-        id: serviceId,
-        name,
-        reversePrivateEndpointIds: ["rpe-from-0-1-0"],
-      });
-      const refreshed = await calls.read(old.id, urn, old.outputs);
+      const { serviceId, refreshed } = await refreshed010(old, urn, name);
       assert.equal(refreshed.id, old.id);
-      assert.ok(!("__provider" in refreshed.properties));
-      assert.equal((await calls.diff(old.id, urn, refreshed.properties, inputs)).changes, "none");
-      emulator.removeService(serviceId);
+      assert.equal((await stack.calls.diff(old.id, urn, refreshed.properties, inputs)).changes, "none");
+      stack.emulator.removeService(serviceId);
     });
   }
 
@@ -163,26 +144,18 @@ describe("plugin: import, and a move from the dynamic resources", function () {
       // The program keeps its customTimeouts (the engine sends them with each call) and no timeout input.
       const program = withoutProvider(old.inputs);
       for (const key of Object.keys(fromTimeouts)) delete program[key];
-      const { inputs } = await calls.check(urn, old.inputs, program);
-      const planned = await calls.diff(old.id, urn, old.outputs, inputs, old.inputs);
+      const { inputs } = await stack.calls.check(urn, old.inputs, program);
+      const planned = await stack.calls.diff(old.id, urn, old.outputs, inputs, old.inputs);
       assert.equal(planned.changes, "none", JSON.stringify(planned));
 
-      const serviceId = old.outputs.serviceId as string;
-      emulator.addService({
-        organizationId: ORG,
-        id: serviceId,
-        name,
-        reversePrivateEndpointIds: ["rpe-from-0-1-0"],
-      });
-      const refreshed = await calls.read(old.id, urn, old.outputs);
-      assert.ok(!("__provider" in refreshed.properties));
-      const after = await calls.diff(old.id, urn, refreshed.properties, inputs, old.inputs);
+      const { serviceId, refreshed } = await refreshed010(old, urn, name);
+      const after = await stack.calls.diff(old.id, urn, refreshed.properties, inputs, old.inputs);
       assert.equal(after.changes, "none", JSON.stringify(after));
 
-      const explicit = (await calls.check(urn, old.inputs, { ...program, timeoutSeconds: 60 })).inputs;
-      const changed = await calls.diff(old.id, urn, refreshed.properties, explicit, old.inputs);
+      const explicit = (await stack.calls.check(urn, old.inputs, { ...program, timeoutSeconds: 60 })).inputs;
+      const changed = await stack.calls.diff(old.id, urn, refreshed.properties, explicit, old.inputs);
       assert.deepEqual([changed.changes, changed.diffs], ["some", ["timeoutSeconds"]]);
-      emulator.removeService(serviceId);
+      stack.emulator.removeService(serviceId);
     });
   }
 });

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { startEmulator, type Emulator } from "../../src/emulator";
-import { DELETION, engineCalls, RUN_STATE, secret, urnOf } from "./engineCalls";
-import {
-  binCommand,
-  PluginCallError,
-  startFakeEngine,
-  startPlugin,
-  type PluginProcess,
-} from "./pluginProcess";
+import { DELETION, RUN_STATE, secret, urnOf } from "./engineCalls";
+import { PluginCallError } from "./pluginProcess";
+import { pluginStack } from "./pluginStack";
 
 /*
  * What the plugin says when it refuses: an import id of the wrong form or with a malformed part
@@ -21,37 +15,14 @@ const ORG = randomUUID();
 const QUOTE_BOUND = 200;
 
 describe("plugin: messages name what was given, bounded", function () {
-  let emulator: Emulator;
-  let engine: Awaited<ReturnType<typeof startFakeEngine>>;
-  let plugin: PluginProcess;
-  let calls: ReturnType<typeof engineCalls>;
-
-  before(async function () {
-    emulator = await startEmulator();
-    engine = await startFakeEngine();
+  const stack = pluginStack({
+    organizationId: ORG,
     // No organization from the environment: one test imports with none configured.
-    plugin = await startPlugin(binCommand(), {
-      engine: engine.address,
-      env: { DBCLOUD_ORGANIZATION_ID: "" },
-    });
-    calls = engineCalls(plugin);
-    await calls.configure({
-      apiUrl: emulator.url,
-      apiKeyId: emulator.keyId,
-      apiKeySecret: secret(emulator.keySecret),
-      organizationId: ORG,
-      rateLimit: "off",
-    });
-  });
-
-  after(async function () {
-    await plugin?.stop();
-    engine?.stop();
-    await emulator?.close();
+    env: { DBCLOUD_ORGANIZATION_ID: "" },
   });
 
   const importFailure = (type: string, id: string) =>
-    calls.read(id, urnOf(type, "imported"), {}).then(
+    stack.calls.read(id, urnOf(type, "imported"), {}).then(
       () => assert.fail(`the import of ${id.slice(0, 80)} succeeded`),
       (error: PluginCallError) => error.message,
     );
@@ -70,7 +41,7 @@ describe("plugin: messages name what was given, bounded", function () {
       assert.match(message, /must be/, "the part that breaks the rule");
       assert.doesNotMatch(message, /refusing to act|pulumi refresh|edited by hand/, message);
     }
-    assert.deepEqual(emulator.requests, [], "nothing was sent");
+    assert.deepEqual(stack.emulator.requests, [], "nothing was sent");
   });
 
   it("an import id of any length is quoted cut", async function () {
@@ -83,7 +54,7 @@ describe("plugin: messages name what was given, bounded", function () {
   it("a Check failure quotes a value of any size cut", async function () {
     const urn = urnOf(RUN_STATE, "large");
     const large = "y".repeat(1024 * 1024);
-    const { failures } = await calls.check(urn, {}, { serviceId: large, state: { nested: large } });
+    const { failures } = await stack.calls.check(urn, {}, { serviceId: large, state: { nested: large } });
     assert.deepEqual(failures.map((f) => f.property).sort(), ["serviceId", "state"]);
     for (const { property, reason } of failures) {
       assert.match(reason, /\(got .*… \(\d+ more characters\)"?\)$/, property);
@@ -95,7 +66,7 @@ describe("plugin: messages name what was given, bounded", function () {
   it("a Check or getService failure on a value the program marked secret does not quote it", async function () {
     const urn = urnOf(RUN_STATE, "secret");
     const hidden = "not-a-uuid-but-a-secret-7f3a";
-    const { failures } = await calls.check(
+    const { failures } = await stack.calls.check(
       urn,
       {},
       { serviceId: secret(hidden), state: { on: secret(hidden) } },
@@ -105,19 +76,19 @@ describe("plugin: messages name what was given, bounded", function () {
       assert.ok(!reason.includes("secret-7f3a"), `${property}: ${reason}`);
       assert.ok(reason.endsWith("(got a secret value)"), `${property}: ${reason}`);
     }
-    const read = await calls.invoke("dbcloud:index:getService", { serviceId: secret(hidden) });
+    const read = await stack.calls.invoke("dbcloud:index:getService", { serviceId: secret(hidden) });
     assert.deepEqual(read.failures, [{ property: "serviceId", reason: read.failures[0]?.reason }]);
     assert.ok(read.failures[0].reason.endsWith("(got a secret value)"), read.failures[0].reason);
   });
 
   it("an import by service id alone with no organization configured says so, not that the state is old", async function () {
     const settings = {
-      apiUrl: emulator.url,
-      apiKeyId: emulator.keyId,
-      apiKeySecret: secret(emulator.keySecret),
+      apiUrl: stack.emulator.url,
+      apiKeyId: stack.emulator.keyId,
+      apiKeySecret: secret(stack.emulator.keySecret),
       rateLimit: "off",
     };
-    await calls.configure(settings);
+    await stack.calls.configure(settings);
     try {
       const serviceId = randomUUID();
       const message = await importFailure(RUN_STATE, serviceId);
@@ -125,7 +96,7 @@ describe("plugin: messages name what was given, bounded", function () {
       assert.match(message, /names no organization, and none is configured/);
       assert.doesNotMatch(message, /refusing to act|pulumi refresh|edited by hand/, message);
     } finally {
-      await calls.configure({ ...settings, organizationId: ORG });
+      await stack.calls.configure({ ...settings, organizationId: ORG });
     }
   });
 });

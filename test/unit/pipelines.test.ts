@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import {
   configSet,
   configSetCommands,
@@ -9,17 +7,14 @@ import {
   runtimeConfig,
   shellWords,
 } from "../../src/engine-driver/cliConfig";
+import { readRepoFile, yaml } from "../helpers/repoFiles";
 
 /*
  * The pipeline examples say what the README promises: preview on pull/merge requests, up on the
  * main branch, credentials only from the secret store as DBCLOUD_* variables, one flip of
- * runState on a schedule. (The program itself runs in test/engine/examples.test.ts.)
+ * runState on a schedule. (The program itself runs in test/engine/examples-pipelines.test.ts.)
  */
-const ROOT = join(__dirname, "..", "..");
-const read = (path: string) => readFileSync(join(ROOT, "examples", "pipelines", path), "utf8");
-const yaml: { load(text: string): unknown } = require(
-  require.resolve("js-yaml", { paths: [dirname(require.resolve("@pulumi/pulumi/package.json"))] }),
-);
+const read = (path: string) => readRepoFile("examples", "pipelines", path);
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const CREDENTIALS = ["DBCLOUD_API_URL", "DBCLOUD_API_KEY_ID", "DBCLOUD_API_KEY_SECRET"];
 

@@ -210,4 +210,17 @@ describe("rate budget: requests waiting for their slot (stepped clock)", () => {
       `at most one grant per window: ${first.at} and ${second.at}`,
     );
   });
+
+  it("a waiter queued before the 429 is granted only after the pause", async () => {
+    const { clock, now, runUntil } = steppedClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
+    await budget.acquire(); // t=0
+    const granted: number[] = [];
+    const waiter = budget.acquire().then(() => granted.push(now())); // queued for t=1000
+    await Promise.resolve();
+    budget.blockUntil(5_000); // a 429 arrives while it waits
+    await runUntil(() => granted.length > 0);
+    await waiter;
+    assert.deepEqual(granted, [5_000]);
+  });
 });

@@ -1,10 +1,11 @@
 import { startEmulator, type Emulator } from "../../../src/emulator";
-import type { CliStack } from "./cliStack";
+import { CliStack, type CliStackOptions } from "./cliStack";
 
 /*
  * The emulator and the provider settings every real-engine test starts from: services seeded in
  * one organization, transitions short enough for a test, a rate limit high enough that the
- * budget never decides the story (the budget has suites of its own).
+ * budget never decides the story (the budget has suites of its own); and a stack configured
+ * against it as a user configures one.
  */
 
 export const ORG = "5f0c3a52-8d1e-4b7a-9c63-0e2f7d4a1b90";
@@ -46,4 +47,44 @@ export function requestsOf(emulator: Emulator, method: string, serviceId?: strin
   return emulator.requests.filter(
     (request) => request.method === method && (serviceId === undefined || request.serviceId === serviceId),
   );
+}
+
+/** A stack started as `options` say, with the provider's settings against `emulator` and `config`. */
+export async function configuredStack(
+  emulator: Emulator,
+  options: CliStackOptions & { config?: [string, string][] },
+): Promise<CliStack> {
+  const stack = await CliStack.start({ ...options, env: { ...PROVIDER_ENV, ...options.env } });
+  try {
+    await configureProvider(stack, emulator);
+    for (const [key, value] of options.config ?? []) await stack.configSet(key, value);
+    return stack;
+  } catch (error) {
+    stack.close();
+    throw error;
+  }
+}
+
+export interface CliSuite {
+  emulator: Emulator;
+  stack: CliStack;
+}
+
+/**
+ * In a `describe`: the emulator (transitions `transitionMs` long) and a configured stack, started
+ * before its first test and removed after its last. The fields are set once `before` has run.
+ */
+export function cliSuite(
+  options: CliStackOptions & { config?: [string, string][]; transitionMs?: number },
+): CliSuite {
+  const suite = {} as CliSuite;
+  before(async () => {
+    suite.emulator = await startCliEmulator(options.transitionMs);
+    suite.stack = await configuredStack(suite.emulator, options);
+  });
+  after(async () => {
+    suite.stack?.close();
+    await suite.emulator?.close();
+  });
+  return suite;
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, runProcess, type Missing, type SdkStack } from "./sdkStack";
+import { ROOT, runProcess, type Missing, type CliStack } from "./cliStack";
 
 /*
  * A Go program under the real CLI: examples/go's program, on the committed SDK (sdk/go, through
@@ -22,7 +22,7 @@ export function goCommand(): string | Missing {
 }
 
 /** Builds the driver (module cache and go.sum as committed) and routes the stack's program commands to it. */
-export function useGoProgram(stack: SdkStack): void {
+export function useGoProgram(stack: CliStack): void {
   const driver = join(stack.root, "go-driver");
   execFileSync("go", ["build", "-o", driver, "."], {
     cwd: DRIVER,

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { cpSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { cachedFolder, ROOT, runProcess, type Missing, type SdkStack } from "./sdkStack";
+import { cachedFolder, ROOT, type Missing, type CliStack } from "./cliStack";
 
 /*
  * A Python program under the real CLI: the committed SDK (sdk/python) built into a wheel and
@@ -16,7 +16,7 @@ export function pythonVenv(): string | Missing {
 }
 
 /** Builds sdk/python's wheel (from a copy: a build writes beside its sources) and installs it; returns its file name. */
-function installSdk(stack: SdkStack, venv: string, site: string): string {
+function installSdk(stack: CliStack, venv: string, site: string): string {
   const pip = join(venv, "bin", "pip");
   const source = join(stack.root, "sdk-python");
   const wheels = join(stack.root, "wheels");
@@ -29,7 +29,7 @@ function installSdk(stack: SdkStack, venv: string, site: string): string {
 }
 
 /** Starts the program's language server; resolves with its address. Closing its stdin ends it. */
-async function startServer(stack: SdkStack, venv: string, site: string): Promise<string> {
+async function startServer(stack: CliStack, venv: string, site: string): Promise<string> {
   const server = spawn(
     join(venv, "bin", "python"),
     [join(__dirname, "python_program_server.py"), stack.projectDir],
@@ -53,19 +53,12 @@ async function startServer(stack: SdkStack, venv: string, site: string): Promise
   });
 }
 
-/** Installs the SDK, starts the program's server and routes the stack's program commands to it; returns the wheel's name. */
-export async function usePythonProgram(stack: SdkStack, venv: string): Promise<string> {
+/** Installs the SDK, starts the program's server and serves the stack's program from it; returns the wheel's name. */
+export async function usePythonProgram(stack: CliStack, venv: string): Promise<string> {
   const site = join(stack.root, "site-packages");
   const wheel = installSdk(stack, venv, site);
   const address = await startServer(stack, venv, site);
-  // refresh and destroy do not run the program: the CLI alone serves them.
-  const client = (command: string) => (["preview", "up"].includes(command) ? ["--client", address] : []);
-  stack.runProgram = (args) =>
-    runProcess(
-      join(stack.cliBin, "pulumi"),
-      ["--non-interactive", ...args, ...client(args[0])],
-      stack.projectDir,
-      stack.env,
-    );
+  // One server for the stack's life: `up` and `preview` reach it with `--client`.
+  stack.serveProgram = async () => ({ address, stop: () => undefined });
   return wheel;
 }

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { startEmulator, type Emulator } from "../../../src/emulator";
-import { cliBin, SdkStack, type Missing, type PluginInstall } from "./sdkStack";
+import type { Emulator } from "../../../src/emulator";
+import { cliBin, type CliStack, type Missing, type PluginWay, type StackExport } from "./cliStack";
+import { ANALYTICS as SERVICE, configuredStack, startCliEmulator } from "./fixture";
 
 /*
  * The story every SDK's program tells under the real CLI, against the emulator: preview sends
@@ -10,16 +11,7 @@ import { cliBin, SdkStack, type Missing, type PluginInstall } from "./sdkStack";
  * program's stop stops it, destroy leaves it; the key's secret nowhere.
  */
 
-const ORG = "5f0c3a52-8d1e-4b7a-9c63-0e2f7d4a1b90";
-const SERVICE = "0b6f2f1e-3c4d-4e5f-8a9b-1c2d3e4f5a60";
 const TYPE = "dbcloud:index:ServiceRunState";
-
-interface StackResource {
-  urn: string;
-  type: string;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-}
 
 export interface SdkStoryOptions {
   /** The folder under examples/. */
@@ -27,9 +19,9 @@ export interface SdkStoryOptions {
   /** What else the language needs, checked before anything runs: a string says what is missing. */
   requirements: () => (string | Missing)[];
   /** Installs the language's SDK and routes the stack's program commands. */
-  useProgram: (stack: SdkStack, requirements: string[]) => Promise<void> | void;
+  useProgram: (stack: CliStack, requirements: string[]) => Promise<void> | void;
   /** How the engine gets the plugin (both ways docs/plugin.md gives). */
-  plugin: PluginInstall;
+  plugin: Exclude<PluginWay, "npm bin on PATH">;
   /** The program's config for a running service, and the change that asks for it stopped. */
   running: [string, string][];
   stopped: [string, string];
@@ -39,20 +31,11 @@ export function sdkStory(title: string, options: SdkStoryOptions): void {
   describe(title, function () {
     this.timeout(300_000);
     let emulator: Emulator;
-    let stack: SdkStack;
-    const printed: string[] = [];
+    let stack: CliStack;
 
-    const pulumi = async (...args: string[]) => {
-      const result = await stack.ok(...args);
-      printed.push(result.stdout, result.stderr);
-      return result;
-    };
+    const pulumi = (...args: string[]) => stack.ok(args);
     const resources = async () =>
-      (
-        JSON.parse((await pulumi("stack", "export")).stdout) as {
-          deployment: { resources?: StackResource[] };
-        }
-      ).deployment.resources ?? [];
+      (JSON.parse((await pulumi("stack", "export")).stdout) as StackExport).deployment.resources ?? [];
     const analytics = async () =>
       (await resources()).find((r) => r.type === TYPE && r.urn.endsWith("::analytics"));
     const commands = () =>
@@ -65,24 +48,13 @@ export function sdkStory(title: string, options: SdkStoryOptions): void {
         console.log(`      skipped: ${missing.missing}`);
         return this.skip();
       }
-      emulator = await startEmulator({
-        transitions: { starting: 1500, stopping: 1500 },
-        rateLimit: { requests: 200, windowMs: 1000 },
-        services: [{ organizationId: ORG, id: SERVICE, name: "analytics", state: "stopped" }],
+      emulator = await startCliEmulator();
+      stack = await configuredStack(emulator, {
+        project: { example: options.example },
+        plugin: options.plugin,
+        config: [["serviceId", SERVICE], ...options.running],
       });
-      // The provider's waits scaled down (a 5 s poll becomes 250 ms); the engine hands this to the plugin.
-      stack = new SdkStack(found[0] as string, options.example, { DBCLOUD_TIME_SCALE: "0.05" });
-      await stack.installPlugin(options.plugin);
       await options.useProgram(stack, found.slice(1) as string[]);
-      await pulumi("stack", "init", "dev");
-      await pulumi("config", "set", "dbcloud:apiUrl", emulator.url);
-      await pulumi("config", "set", "dbcloud:apiKeyId", emulator.keyId);
-      // `--` first: a generated secret may begin with "-", which would read as a flag.
-      await pulumi("config", "set", "--secret", "--", "dbcloud:apiKeySecret", emulator.keySecret);
-      await pulumi("config", "set", "dbcloud:organizationId", ORG);
-      await pulumi("config", "set", "dbcloud:rateLimit", "200/1s");
-      await pulumi("config", "set", "serviceId", SERVICE);
-      for (const [key, value] of options.running) await pulumi("config", "set", key, value);
     });
     after(async () => {
       stack?.close();
@@ -132,7 +104,7 @@ export function sdkStory(title: string, options: SdkStoryOptions): void {
     });
 
     it("keeps the key's secret out of the state and the CLI's output", () => {
-      for (const text of [...stack.backendFiles(), ...printed])
+      for (const text of [...stack.backendFiles(), ...stack.printed])
         assert.ok(!text.includes(emulator.keySecret), "the secret leaked");
     });
   });

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 /*
@@ -10,11 +11,24 @@ import { join } from "node:path";
 export const ROOT = join(__dirname, "..", "..", "..");
 const BUILD_SCRIPT = join(ROOT, "tools", "pulumi", "build.sh");
 
-/** The toolchain's bin/ folder, or undefined when it is not built (nothing is built here). */
-export function cachedToolchainBin(): string | undefined {
+/** Why a test cannot run here, in one line. */
+export interface Missing {
+  missing: string;
+}
+
+/** The folder holding the built `pulumi` (and nothing that is Node.js). */
+export function cliBin(): string | Missing {
+  const folder = cachedFolder(BUILD_SCRIPT);
+  return folder
+    ? join(folder, "bin")
+    : { missing: "the Pulumi CLI is not built: `npm run test:cli` builds it" };
+}
+
+/** What a script prints last when its cache folder is complete (it exits 3 when not). */
+export function cachedFolder(script: string): string | undefined {
+  if (!existsSync(script)) return undefined;
   try {
-    const folder = execFileSync("bash", [BUILD_SCRIPT, "--check"], { encoding: "utf8" }).trim();
-    return join(folder, "bin");
+    return execFileSync("bash", [script, "--check"], { encoding: "utf8" }).trim().split("\n").pop();
   } catch {
     return undefined;
   }
