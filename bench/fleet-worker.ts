@@ -27,6 +27,7 @@ async function main() {
     serviceIds: string[];
     startAt: number;
     reads: boolean;
+    store?: string;
   };
   const config: Record<string, string> = {
     "dbcloud:apiUrl": env.url,
@@ -34,6 +35,7 @@ async function main() {
     "dbcloud:apiKeySecret": env.keySecret,
     "dbcloud:organizationId": env.organizationId,
     "dbcloud:rateLimit": env.rateLimit,
+    ...(env.store && { "dbcloud:rateLimitStore": env.store }),
   };
   await configure({ config: { get: (key: string) => config[key] } });
   console.log = () => undefined; // the provider's progress lines

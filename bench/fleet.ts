@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmulator } from "../src/emulator";
+import { redisInstalled, startRedis } from "../test/helpers/redisServer";
 
 /** Where the processes run: one machine (they may share files) or each on a "machine" of its own. */
 export type FleetMachines = "one" | "separate";
@@ -28,6 +29,8 @@ export interface FleetRow {
   staggerSeconds?: number;
   /** Refresh every service once instead of converging it. */
   reads?: boolean;
+  /** Keep the key's budget in a Redis all processes share (a redis-server started for the row). */
+  store?: boolean;
   maxRatio: number;
   max429Share: number;
 }
@@ -118,6 +121,7 @@ export async function runFleet(
   const windowMs = 10_000 * scale;
   const organizationId = randomUUID();
   const ids = Array.from({ length: processes * servicesPerProcess }, () => randomUUID());
+  const redis = options.store ? await startRedis() : undefined;
   const emulator = await startEmulator({
     rateLimit: { requests: 10, windowMs },
     transitions: { starting: transitionSeconds * 1000 * scale, stopping: transitionSeconds * 1000 * scale },
@@ -139,6 +143,7 @@ export async function runFleet(
               serviceIds: ids.slice(p * servicesPerProcess, (p + 1) * servicesPerProcess),
               startAt: startAt + p * staggerMs,
               reads: options.reads ?? false,
+              store: redis?.url,
             },
             scale,
             machineFolders[p % machineFolders.length],
@@ -177,6 +182,7 @@ export async function runFleet(
     };
   } finally {
     await emulator.close();
+    await redis?.stop();
     for (const folder of machineFolders) rmSync(folder, { recursive: true, force: true });
   }
 }
@@ -186,6 +192,14 @@ const one = { machines: "one", maxRatio: 1.1, max429Share: 0 } as const;
 const separate = { machines: "separate", maxRatio: 1.3, max429Share: 0.1 } as const;
 const x50 = { processes: 1, servicesPerProcess: 50, ...one };
 const x4 = { processes: 4, servicesPerProcess: 10 };
+const stored = { machines: "separate", store: true, maxRatio: 1.05, max429Share: 0 } as const;
+const reads = {
+  processes: 2,
+  servicesPerProcess: 8,
+  machines: "separate",
+  transitionSeconds: 0,
+  reads: true,
+} as const;
 
 /** The fleet rows and their targets, at the transition times real services take. */
 export const FLEET_ROWS: readonly FleetRow[] = [
@@ -196,16 +210,16 @@ export const FLEET_ROWS: readonly FleetRow[] = [
   row("4 processes x 10, one machine, 60 s", { ...x4, ...one, transitionSeconds: 60 }),
   row("4 processes x 10, 4 machines, 60 s", { ...x4, ...separate, transitionSeconds: 60 }),
   row("the same, starts 1.5 s apart", { ...x4, ...separate, transitionSeconds: 60, staggerSeconds: 1.5 }),
-  row("2 x 8 reads, 2 machines", {
-    processes: 2,
-    servicesPerProcess: 8,
-    machines: "separate",
-    transitionSeconds: 0,
-    reads: true,
-    maxRatio: 1.5,
-    max429Share: 1,
-  }),
+  row("4 processes x 10, 4 machines, Redis store, 60 s", { ...x4, ...stored, transitionSeconds: 60 }),
+  row("the same, starts 1.5 s apart", { ...x4, ...stored, transitionSeconds: 60, staggerSeconds: 1.5 }),
+  row("2 x 8 reads, 2 machines", { ...reads, maxRatio: 1.5, max429Share: 1 }),
+  row("2 x 8 reads, 2 machines, Redis store", { ...reads, store: true, maxRatio: 1.1, max429Share: 1 }),
 ];
+
+/** Whether a row can run here: the store rows need redis-server. */
+export function fleetRowRuns(row: FleetRow): boolean {
+  return !row.store || redisInstalled();
+}
 
 export function fleetSummary(r: FleetResult): string {
   const share = r.requests ? (100 * r.rateLimited) / r.requests : 0;
@@ -232,6 +246,10 @@ async function main(): Promise<void> {
   const only = process.argv.slice(4);
   for (const row of FLEET_ROWS) {
     if (only.length && !only.some((name) => row.name.includes(name))) continue;
+    if (!fleetRowRuns(row)) {
+      console.log(`${row.name.padEnd(38)} skipped: redis-server is not installed`);
+      continue;
+    }
     for (let i = 0; i < repeats; i++) {
       const r = await runFleet({ ...row, scale });
       console.log(`${row.name.padEnd(38)} ${fleetSummary(r)}  ${fleetMet(row, r) ? "met" : "MISSED"}`);

@@ -1,0 +1,147 @@
+import { createClient } from "@redis/client";
+import { redactSecrets } from "./redact";
+import type { StoreAddress } from "./storeAddress";
+
+/*
+ * One budget kept in Redis for every process on every machine that uses one key and API URL.
+ * Admission happens in Redis itself, in one script, so two machines cannot both take the last
+ * slot: the script reads Redis's own clock, so the machines' clocks need not agree. Slots are
+ * paced `spacingMs` apart (the limit spread over its window, margin included): no window ever
+ * holds more than the limit. A command or first read reserves the next slot, however far; a poll
+ * takes a slot only when it is free now, so commands and first reads go before polls across the
+ * fleet. Every entry expires by itself a few windows after its last use.
+ */
+
+const ADMIT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
+if ARGV[1] == 'block' then
+  local untilAt = now + math.floor(tonumber(ARGV[2]))
+  if untilAt > blocked then redis.call('SET', KEYS[2], untilAt, 'PX', untilAt - now + ttl) end
+  return {1, 0}
+end
+local pace = tonumber(redis.call('GET', KEYS[1]) or '0')
+local at = math.max(now, pace, blocked)
+local wait = at - now
+local maxWait = tonumber(ARGV[4])
+if (ARGV[1] == 'poll' and wait > 0) or (maxWait >= 0 and wait > maxWait) then return {0, wait} end
+local spacing = math.ceil(tonumber(ARGV[2]))
+redis.call('SET', KEYS[1], at + spacing, 'PX', wait + spacing + ttl)
+return {1, wait}
+`;
+
+/** The longest a store may take to answer before the process stops using it: Redis answers in ms. */
+export const STORE_TIMEOUT_MS = 2_000;
+
+/** What the store said: admitted after `waitMs`, or not (a poll whose slot is taken, a slot past the deadline). */
+export interface Admission {
+  admitted: boolean;
+  waitMs: number;
+}
+
+/** A client that gives up instead of reconnecting: a store that drops is given up, the local budget takes over. */
+function newClient(url: string) {
+  return createClient({
+    url,
+    socket: { connectTimeout: STORE_TIMEOUT_MS, reconnectStrategy: false },
+    disableOfflineQueue: true,
+  });
+}
+
+type Client = ReturnType<typeof newClient>;
+
+export class RedisBudget {
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private failed = false;
+
+  constructor(
+    private readonly address: StoreAddress,
+    /** The prefix of this budget's entries (storeKeyPrefix). */
+    private readonly prefix: string,
+    /** How long entries outlive their last use, in ms (a few windows). */
+    private readonly ttlMs: number,
+    /** Told once, when the store fails: from then on the caller keeps its budget locally. */
+    private readonly onFailure: (message: string) => void,
+  ) {}
+
+  /** Whether the store is still in use (it is given up for good at its first failure). */
+  get usable(): boolean {
+    return !this.failed;
+  }
+
+  /** A slot `spacingMs` after the last (`poll`: only one free now); undefined once the store failed. */
+  admit(kind: "slot" | "poll", spacingMs: number, maxWaitMs: number): Promise<Admission | undefined> {
+    const maxWait = Number.isFinite(maxWaitMs) ? Math.max(0, Math.floor(maxWaitMs)) : -1;
+    return this.run([kind, String(spacingMs), String(this.ttlMs), String(maxWait)]);
+  }
+
+  /** No slot for anyone on the key for `forMs` (a 429's reset); undefined once the store failed. */
+  block(forMs: number): Promise<Admission | undefined> {
+    return this.run(["block", String(Math.max(0, forMs)), String(this.ttlMs), "-1"]);
+  }
+
+  /** Closes the connection (tests; a process may also just exit, as the socket does not hold it). */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.connecting = undefined;
+    if (client?.isOpen) await client.close().catch(() => client.destroy());
+  }
+
+  private async run(args: string[]): Promise<Admission | undefined> {
+    if (this.failed) return undefined;
+    const keys = [`${this.prefix}:pace`, `${this.prefix}:blocked`];
+    try {
+      const reply = await this.bounded(async () => {
+        const client = await this.connected();
+        return client.eval(ADMIT, { keys, arguments: args });
+      });
+      const [admitted, waitMs] = reply as [number, number];
+      return { admitted: admitted === 1, waitMs: Number(waitMs) };
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+  }
+
+  private connected(): Promise<Client> {
+    this.connecting ??= (async () => {
+      const client = newClient(this.address.url);
+      client.on("error", () => undefined); // reported once through the command that fails
+      this.client = client;
+      await client.connect();
+      client.unref();
+      return client;
+    })();
+    return this.connecting;
+  }
+
+  /** `work`, or a rejection after STORE_TIMEOUT_MS: a slow store counts as a failed one. */
+  private bounded<T>(work: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    // Not unref'd: it holds the process open while a request awaits the store (the socket does not).
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)),
+        STORE_TIMEOUT_MS,
+      );
+    });
+    return Promise.race([work(), late]).finally(() => clearTimeout(timer));
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    const client = this.client;
+    this.client = undefined;
+    if (client) void client.close().catch(() => client.destroy());
+    const why = redactSecrets(String((error as Error)?.message ?? error), [this.address.password]);
+    this.onFailure(
+      `the shared rate budget store ${this.address.shown} failed (${why.slice(0, 200)}); ` +
+        `this process keeps its budget on this machine from now on`,
+    );
+  }
+}

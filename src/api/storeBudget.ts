@@ -1,0 +1,82 @@
+import { systemClock, type Clock } from "./clock";
+import { BudgetDeadlineError, type BudgetLedger } from "./ledger";
+import type { PollHint } from "./pollOrder";
+import { defaultMarginMs, RateBudget } from "./rateBudget";
+import type { RateLimit } from "./rateLimit";
+import { RedisBudget } from "./redisBudget";
+import { storeKeyPrefix, type StoreAddress } from "./storeAddress";
+
+/**
+ * A rate budget whose grants also need the key's shared store (src/api/redisBudget.ts): the
+ * process's own budget orders its requests (commands and first reads first, polls by nextPoll),
+ * then the store admits each across every machine on the key. Once the store fails, the process's
+ * own budget alone goes on, as it would without a store.
+ */
+export class StoreBudget extends RateBudget {
+  /** Slots in the store are this far apart: the limit spread over its window and margin. */
+  private readonly spacingMs: number;
+
+  constructor(
+    limit: RateLimit,
+    private readonly storeClock: Clock,
+    ledger: BudgetLedger | undefined,
+    private readonly store: RedisBudget,
+    marginMs = defaultMarginMs(limit),
+  ) {
+    super(limit, storeClock, marginMs, ledger);
+    this.spacingMs = (limit.windowMs + marginMs) / limit.requests;
+  }
+
+  override async take(deadline?: number, poll?: PollHint): Promise<{ waitedMs: number; answered(): void }> {
+    const local = await super.take(deadline, poll);
+    try {
+      const waitedMs = local.waitedMs + (await this.admitted(deadline, poll !== undefined));
+      return { waitedMs, answered: local.answered };
+    } catch (error) {
+      local.answered(); // the local grant stays counted, as for a request that went out
+      throw error;
+    }
+  }
+
+  /** Closes the store's connection (tests). */
+  closeStore(): Promise<void> {
+    return this.store.close();
+  }
+
+  override blockUntil(timeMs: number): void {
+    super.blockUntil(timeMs);
+    if (Number.isFinite(timeMs)) void this.store.block(timeMs - this.storeClock.now());
+  }
+
+  /** Waits for the store's admission: the ms waited (0 once the store failed). */
+  private async admitted(deadline: number | undefined, isPoll: boolean): Promise<number> {
+    const started = this.storeClock.now();
+    for (;;) {
+      const now = this.storeClock.now();
+      const maxWaitMs = deadline === undefined ? Infinity : deadline - now;
+      const answer = await this.store.admit(isPoll ? "poll" : "slot", this.spacingMs, maxWaitMs);
+      if (!answer) return this.storeClock.now() - started;
+      if (answer.waitMs > maxWaitMs) throw new BudgetDeadlineError(now + answer.waitMs, deadline!);
+      if (answer.waitMs > 0) await this.storeClock.sleep(answer.waitMs);
+      // A poll not admitted looks again when the slot it was shown comes: by then a command may hold it.
+      if (answer.admitted) return this.storeClock.now() - started;
+    }
+  }
+}
+
+/** How many windows the store's entries outlive their last use. */
+const STORE_TTL_WINDOWS = 3;
+
+/** The budget of one key kept in `address` too, on the system clock; one warning if the store fails. */
+export function storeBudget(
+  apiUrl: string,
+  keyId: string,
+  limit: RateLimit,
+  ledger: BudgetLedger | undefined,
+  address: StoreAddress,
+  warn = (message: string) => process.emitWarning(message, { code: "DBCLOUD_BUDGET_STORE" }),
+): StoreBudget {
+  const ttlMs = STORE_TTL_WINDOWS * limit.windowMs;
+  const store = new RedisBudget(address, storeKeyPrefix(apiUrl, keyId, limit), ttlMs, warn);
+  return new StoreBudget(limit, systemClock, ledger, store);
+}
