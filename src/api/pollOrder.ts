@@ -20,25 +20,31 @@ export interface PollHint {
 export const RIPE_SHARE = 0.2;
 
 /**
- * The index of the poll to serve: the one whose service has waited longest, among those not seen
- * within the last `RIPE_SHARE` of their wait; if all were seen that recently, the one waiting
- * longest anyway. Ties go to the earlier in the list (the poll that asked first).
+ * Where a poll stands in the queue, lower first: the polls whose services were not seen within
+ * the last `RIPE_SHARE` of their wait, by longest wait; then the others, by longest wait.
  *
  * Services started together mostly end in the order they started, so the longest wait is the
  * likeliest done; the spacing keeps the longest waits from taking every slot, so a short
  * transition started later is still seen while long ones run.
  */
+export function pollRank(hint: PollHint): number {
+  const waited = hint.waitedMs();
+  const ripe = hint.unseenMs() >= RIPE_SHARE * waited;
+  return (ripe ? 0 : NOT_RIPE) - waited;
+}
+
+/** Ranks polls seen recently after every other: no wait comes near this many ms (a century). */
+const NOT_RIPE = 100 * 365 * 24 * 3600 * 1000;
+
+/** The index of the poll to serve: the lowest `pollRank`, ties to the earlier in the list (the poll that asked first). */
 export function nextPoll(hints: readonly PollHint[]): number {
   let best = -1;
-  let bestRipe = false;
-  let bestWaited = -Infinity;
+  let bestRank = Infinity;
   hints.forEach((hint, index) => {
-    const waited = hint.waitedMs();
-    const ripe = hint.unseenMs() >= RIPE_SHARE * waited;
-    if ((ripe && !bestRipe) || (ripe === bestRipe && waited > bestWaited)) {
+    const rank = pollRank(hint);
+    if (rank < bestRank) {
       best = index;
-      bestRipe = ripe;
-      bestWaited = waited;
+      bestRank = rank;
     }
   });
   return best;

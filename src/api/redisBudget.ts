@@ -9,7 +9,9 @@ import type { StoreAddress } from "./storeAddress";
  * paced `spacingMs` apart (the limit spread over its window, margin included): no window ever
  * holds more than the limit. A command or first read reserves the next slot, however far; a poll
  * takes a slot only when it is free now, so commands and first reads go before polls across the
- * fleet. Every entry expires by itself a few windows after its last use.
+ * fleet; and only when no poll waiting elsewhere ranks before it (src/api/pollOrder.ts), so the
+ * fleet's polls go in one order as if in one process. Every entry expires by itself a few windows
+ * after its last use.
  */
 
 const ADMIT = `
@@ -22,12 +24,30 @@ if ARGV[1] == 'block' then
   if untilAt > blocked then redis.call('SET', KEYS[2], untilAt, 'PX', untilAt - now + ttl) end
   return {1, 0}
 end
+local spacing = math.ceil(tonumber(ARGV[2]))
 local pace = tonumber(redis.call('GET', KEYS[1]) or '0')
 local at = math.max(now, pace, blocked)
 local wait = at - now
 local maxWait = tonumber(ARGV[4])
-if (ARGV[1] == 'poll' and wait > 0) or (maxWait >= 0 and wait > maxWait) then return {0, wait} end
-local spacing = math.ceil(tonumber(ARGV[2]))
+if ARGV[1] == 'poll' then
+  -- Waiting polls bid with their rank; bids not renewed within two slots are dropped.
+  local rank, nonce = tonumber(ARGV[5]), ARGV[6]
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - 2 * spacing)) do
+    redis.call('ZREM', KEYS[3], old)
+    redis.call('ZREM', KEYS[4], old)
+  end
+  redis.call('ZADD', KEYS[3], rank, nonce)
+  redis.call('ZADD', KEYS[4], now, nonce)
+  redis.call('PEXPIRE', KEYS[3], 2 * spacing + ttl)
+  redis.call('PEXPIRE', KEYS[4], 2 * spacing + ttl)
+  if wait > 0 then return {0, wait} end
+  local best = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+  if best[1] ~= nonce and tonumber(best[2]) < rank then return {0, math.ceil(spacing / 4)} end
+  redis.call('ZREM', KEYS[3], nonce)
+  redis.call('ZREM', KEYS[4], nonce)
+elseif maxWait >= 0 and wait > maxWait then
+  return {0, wait}
+end
 redis.call('SET', KEYS[1], at + spacing, 'PX', wait + spacing + ttl)
 return {1, wait}
 `;
@@ -72,10 +92,15 @@ export class RedisBudget {
     return !this.failed;
   }
 
-  /** A slot `spacingMs` after the last (`poll`: only one free now); undefined once the store failed. */
-  admit(kind: "slot" | "poll", spacingMs: number, maxWaitMs: number): Promise<Admission | undefined> {
+  /** A slot `spacingMs` after the last; undefined once the store failed. */
+  admit(spacingMs: number, maxWaitMs: number): Promise<Admission | undefined> {
     const maxWait = Number.isFinite(maxWaitMs) ? Math.max(0, Math.floor(maxWaitMs)) : -1;
-    return this.run([kind, String(spacingMs), String(this.ttlMs), String(maxWait)]);
+    return this.run(["slot", String(spacingMs), String(this.ttlMs), String(maxWait)]);
+  }
+
+  /** A slot free now for the poll `nonce` of `rank` (pollRank), unless one ranked before it waits; undefined once the store failed. */
+  admitPoll(spacingMs: number, rank: number, nonce: string): Promise<Admission | undefined> {
+    return this.run(["poll", String(spacingMs), String(this.ttlMs), "-1", String(Math.round(rank)), nonce]);
   }
 
   /** No slot for anyone on the key for `forMs` (a 429's reset); undefined once the store failed. */
@@ -93,7 +118,7 @@ export class RedisBudget {
 
   private async run(args: string[]): Promise<Admission | undefined> {
     if (this.failed) return undefined;
-    const keys = [`${this.prefix}:pace`, `${this.prefix}:blocked`];
+    const keys = ["pace", "blocked", "bids", "bidsAt"].map((name) => `${this.prefix}:${name}`);
     try {
       const reply = await this.bounded(async () => {
         const client = await this.connected();

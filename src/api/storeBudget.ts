@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from "./clock";
 import { BudgetDeadlineError, type BudgetLedger } from "./ledger";
-import type { PollHint } from "./pollOrder";
+import { randomUUID } from "node:crypto";
+import { pollRank, type PollHint } from "./pollOrder";
 import { defaultMarginMs, RateBudget } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
 import { RedisBudget } from "./redisBudget";
@@ -30,7 +31,7 @@ export class StoreBudget extends RateBudget {
   override async take(deadline?: number, poll?: PollHint): Promise<{ waitedMs: number; answered(): void }> {
     const local = await super.take(deadline, poll);
     try {
-      const waitedMs = local.waitedMs + (await this.admitted(deadline, poll !== undefined));
+      const waitedMs = local.waitedMs + (await this.admitted(deadline, poll));
       return { waitedMs, answered: local.answered };
     } catch (error) {
       local.answered(); // the local grant stays counted, as for a request that went out
@@ -49,12 +50,15 @@ export class StoreBudget extends RateBudget {
   }
 
   /** Waits for the store's admission: the ms waited (0 once the store failed). */
-  private async admitted(deadline: number | undefined, isPoll: boolean): Promise<number> {
+  private async admitted(deadline: number | undefined, poll: PollHint | undefined): Promise<number> {
     const started = this.storeClock.now();
+    const nonce = poll && randomUUID();
     for (;;) {
       const now = this.storeClock.now();
       const maxWaitMs = deadline === undefined ? Infinity : deadline - now;
-      const answer = await this.store.admit(isPoll ? "poll" : "slot", this.spacingMs, maxWaitMs);
+      const answer = nonce
+        ? await this.store.admitPoll(this.spacingMs, pollRank(poll!), nonce)
+        : await this.store.admit(this.spacingMs, maxWaitMs);
       if (!answer) return this.storeClock.now() - started;
       if (answer.waitMs > maxWaitMs) throw new BudgetDeadlineError(now + answer.waitMs, deadline!);
       if (answer.waitMs > 0) await this.storeClock.sleep(answer.waitMs);

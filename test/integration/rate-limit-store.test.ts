@@ -127,6 +127,25 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
     assert.ok(!/right-pass|wrong-pass/.test(warnings[0]), warnings[0]);
   });
 
+  it("a free slot goes to the poll that ranks first across machines, not the one that asked first", async () => {
+    redis = await startRedis();
+    const store = address(redis.url);
+    const prefix = storeKeyPrefix(emulator!.url, "key-d", LIMIT);
+    const [young, old] = [0, 1].map(() => new RedisBudget(store, prefix, 3_000, () => undefined));
+    try {
+      assert.equal((await young.admit(1_000, Infinity))?.admitted, true, "a command holds the next second");
+      // Both polls find the slot taken and bid: one waited 1 s, the other 60 s.
+      const first = await young.admitPoll(1_000, -1_000, "young");
+      assert.equal((await old.admitPoll(1_000, -60_000, "old"))?.admitted, false);
+      await new Promise((resolve) => setTimeout(resolve, first!.waitMs + 50));
+      const again = await young.admitPoll(1_000, -1_000, "young");
+      assert.equal(again?.admitted, false, "the younger poll asks first, and leaves the slot");
+      assert.equal((await old.admitPoll(1_000, -60_000, "old"))?.admitted, true, "the older one takes it");
+    } finally {
+      await Promise.all([young.close(), old.close()]);
+    }
+  });
+
   it("two keys are kept apart, and only one of two machines takes the last free slot", async () => {
     redis = await startRedis();
     const store = address(redis.url);
@@ -135,19 +154,15 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
     );
     try {
       const [a1, a2, b, c1, c2] = stores;
-      for (let i = 0; i < 5; i++) assert.equal((await a1.admit("slot", 1_000, Infinity))?.admitted, true);
-      const polls = await Promise.all([a1.admit("poll", 1_000, Infinity), a2.admit("poll", 1_000, Infinity)]);
+      for (let i = 0; i < 5; i++) assert.equal((await a1.admit(1_000, Infinity))?.admitted, true);
+      const polls = await Promise.all([a1.admitPoll(1_000, 0, "p1"), a2.admitPoll(1_000, 0, "p2")]);
       assert.equal(polls.filter((p) => p?.admitted).length, 0, "key a's next slots are reserved: no poll");
       assert.ok(
         polls.every((p) => p!.waitMs > 3_000),
         "its next free slot is about 5 s off",
       );
-      assert.deepEqual(
-        await b.admit("slot", 1_000, Infinity),
-        { admitted: true, waitMs: 0 },
-        "key b is free",
-      );
-      const race = await Promise.all([c1.admit("poll", 1_000, Infinity), c2.admit("poll", 1_000, Infinity)]);
+      assert.deepEqual(await b.admit(1_000, Infinity), { admitted: true, waitMs: 0 }, "key b is free");
+      const race = await Promise.all([c1.admitPoll(1_000, 0, "c1"), c2.admitPoll(1_000, 0, "c2")]);
       assert.equal(
         race.filter((p) => p?.admitted).length,
         1,
