@@ -1,4 +1,3 @@
-import { createClient } from "@redis/client";
 import { redactSecrets } from "./redact";
 import type { StoreAddress } from "./storeAddress";
 
@@ -61,8 +60,12 @@ export interface Admission {
   waitMs: number;
 }
 
-/** A client that gives up instead of reconnecting: a store that drops is given up, the local budget takes over. */
-function newClient(url: string) {
+/**
+ * A client that gives up instead of reconnecting: a store that drops is given up, the local budget
+ * takes over. The module loads only when a store is set (it takes tens of ms to load).
+ */
+async function newClient(url: string) {
+  const { createClient } = await import("@redis/client");
   return createClient({
     url,
     socket: { connectTimeout: STORE_TIMEOUT_MS, reconnectStrategy: false },
@@ -70,7 +73,7 @@ function newClient(url: string) {
   });
 }
 
-type Client = ReturnType<typeof newClient>;
+type Client = Awaited<ReturnType<typeof newClient>>;
 
 export class RedisBudget {
   private client: Client | undefined;
@@ -134,7 +137,7 @@ export class RedisBudget {
 
   private connected(): Promise<Client> {
     this.connecting ??= (async () => {
-      const client = newClient(this.address.url);
+      const client = await newClient(this.address.url);
       client.on("error", () => undefined); // reported once through the command that fails
       this.client = client;
       await client.connect();
