@@ -75,6 +75,19 @@ async function newClient(url: string) {
 
 type Client = Awaited<ReturnType<typeof newClient>>;
 
+/** No wait the store names may hold a request back longer than this: a longer one is a broken store. */
+const MAX_STORE_WAIT_MS = 15 * 60_000;
+
+/** The script's answer, checked: anything but two small integers means the store is not ours to trust. */
+function admissionOf(reply: unknown): Admission {
+  const [admitted, waitMs] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  if ((admitted !== 0 && admitted !== 1) || !Number.isSafeInteger(waitMs))
+    throw new Error("the store answered something other than an admission");
+  if ((waitMs as number) < 0 || (waitMs as number) > MAX_STORE_WAIT_MS)
+    throw new Error(`the store named a wait out of range (${String(waitMs)} ms)`);
+  return { admitted: admitted === 1, waitMs: waitMs as number };
+}
+
 export class RedisBudget {
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
@@ -89,11 +102,6 @@ export class RedisBudget {
     /** Told once, when the store fails: from then on the caller keeps its budget locally. */
     private readonly onFailure: (message: string) => void,
   ) {}
-
-  /** Whether the store is still in use (it is given up for good at its first failure). */
-  get usable(): boolean {
-    return !this.failed;
-  }
 
   /** A slot `spacingMs` after the last; undefined once the store failed. */
   admit(spacingMs: number, maxWaitMs: number): Promise<Admission | undefined> {
@@ -127,8 +135,7 @@ export class RedisBudget {
         const client = await this.connected();
         return client.eval(ADMIT, { keys, arguments: args });
       });
-      const [admitted, waitMs] = reply as [number, number];
-      return { admitted: admitted === 1, waitMs: Number(waitMs) };
+      return admissionOf(reply);
     } catch (error) {
       this.fail(error);
       return undefined;

@@ -1,6 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { systemClock, type Clock } from "./clock";
 import { BudgetDeadlineError, type BudgetLedger } from "./ledger";
-import { randomUUID } from "node:crypto";
 import { pollRank, type PollHint } from "./pollOrder";
 import { defaultMarginMs, RateBudget } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
