@@ -6,7 +6,8 @@ import type { StoreAddress } from "./storeAddress";
  * Admission happens in Redis itself, in one script, so two machines cannot both take the last
  * slot: the script reads Redis's own clock, so the machines' clocks need not agree. Slots are
  * paced `spacingMs` apart (the limit spread over its window, margin included): no window ever
- * holds more than the limit. A command or first read reserves the next slot, however far; a poll
+ * holds more than the limit; each send is also checked, when it goes, against the sends of the
+ * window ending then (dated to their answers), so that a late timer cannot crowd a window. A command or first read reserves the next slot, however far; a poll
  * takes a slot only when it is free now, so commands and first reads go before polls across the
  * fleet; and only when no poll waiting elsewhere ranks before it (src/api/pollOrder.ts), so the
  * fleet's polls go in one order as if in one process. Every entry expires by itself a few windows
@@ -21,6 +22,25 @@ local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
 if ARGV[1] == 'block' then
   local untilAt = now + math.floor(tonumber(ARGV[2]))
   if untilAt > blocked then redis.call('SET', KEYS[2], untilAt, 'PX', untilAt - now + ttl) end
+  return {1, 0}
+end
+if ARGV[1] == 'sent' then
+  -- Sends, dated when they go (and re-dated to their answers): no more than the limit in any window.
+  local win, limit, nonce = tonumber(ARGV[2]), tonumber(ARGV[5]), ARGV[6]
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - win)
+  local n = redis.call('ZCARD', KEYS[5])
+  if n >= limit then
+    local edge = redis.call('ZRANGE', KEYS[5], n - limit, n - limit, 'WITHSCORES')
+    local freeAt = tonumber(edge[2]) + win
+    if freeAt > now then return {0, freeAt - now} end
+  end
+  redis.call('ZADD', KEYS[5], now, nonce)
+  redis.call('PEXPIRE', KEYS[5], win + ttl)
+  return {1, 0}
+end
+if ARGV[1] == 'answered' then
+  local at = redis.call('ZSCORE', KEYS[5], ARGV[6])
+  if at and tonumber(at) < now then redis.call('ZADD', KEYS[5], now, ARGV[6]) end
   return {1, 0}
 end
 local spacing = math.ceil(tonumber(ARGV[2]))
@@ -114,6 +134,20 @@ export class RedisBudget {
     return this.run(["poll", String(spacingMs), String(this.ttlMs), "-1", String(Math.round(rank)), nonce]);
   }
 
+  /**
+   * Records the send of `nonce` now, if no more than `limit` sends fall in the window (`windowMs`,
+   * margin included) ending now; else says how long until one leaves it. A late timer may bring a
+   * slot's send near the next one's: this keeps the window whole.
+   */
+  sent(windowMs: number, limit: number, nonce: string): Promise<Admission | undefined> {
+    return this.run(["sent", String(Math.ceil(windowMs)), String(this.ttlMs), "-1", String(limit), nonce]);
+  }
+
+  /** Re-dates the send of `nonce` to now, when its answer came: the server has counted it by then. */
+  answered(nonce: string): Promise<Admission | undefined> {
+    return this.run(["answered", "0", String(this.ttlMs), "-1", "0", nonce]);
+  }
+
   /** No slot for anyone on the key for `forMs` (a 429's reset); undefined once the store failed. */
   block(forMs: number): Promise<Admission | undefined> {
     return this.run(["block", String(Math.max(0, forMs)), String(this.ttlMs), "-1"]);
@@ -129,7 +163,7 @@ export class RedisBudget {
 
   private async run(args: string[]): Promise<Admission | undefined> {
     if (this.failed) return undefined;
-    const keys = ["pace", "blocked", "bids", "bidsAt"].map((name) => `${this.prefix}:${name}`);
+    const keys = ["pace", "blocked", "bids", "bidsAt", "sent"].map((name) => `${this.prefix}:${name}`);
     try {
       const reply = await this.bounded(async () => {
         const client = await this.connected();

@@ -16,6 +16,8 @@ import { storeKeyPrefix, type StoreAddress } from "./storeAddress";
 export class StoreBudget extends RateBudget {
   /** Slots in the store are this far apart: the limit spread over its window and margin. */
   private readonly spacingMs: number;
+  /** The window the store checks sends against, margin included. */
+  private readonly windowWithMarginMs: number;
 
   constructor(
     limit: RateLimit,
@@ -26,13 +28,21 @@ export class StoreBudget extends RateBudget {
   ) {
     super(limit, storeClock, marginMs, ledger);
     this.spacingMs = (limit.windowMs + marginMs) / limit.requests;
+    this.windowWithMarginMs = limit.windowMs + marginMs;
   }
 
   override async take(deadline?: number, poll?: PollHint): Promise<{ waitedMs: number; answered(): void }> {
     const local = await super.take(deadline, poll);
+    const nonce = randomUUID();
     try {
-      const waitedMs = local.waitedMs + (await this.admitted(deadline, poll));
-      return { waitedMs, answered: local.answered };
+      const waitedMs = local.waitedMs + (await this.admitted(deadline, poll, nonce));
+      return {
+        waitedMs,
+        answered: () => {
+          local.answered();
+          void this.store.answered(nonce);
+        },
+      };
     } catch (error) {
       local.answered(); // the local grant stays counted, as for a request that went out
       throw error;
@@ -49,21 +59,27 @@ export class StoreBudget extends RateBudget {
     if (Number.isFinite(timeMs)) void this.store.block(timeMs - this.storeClock.now());
   }
 
-  /** Waits for the store's admission: the ms waited (0 once the store failed). */
-  private async admitted(deadline: number | undefined, poll: PollHint | undefined): Promise<number> {
+  /** Waits for the store's admission, then for its window to take the send: the ms waited (0 once the store failed). */
+  private async admitted(
+    deadline: number | undefined,
+    poll: PollHint | undefined,
+    nonce: string,
+  ): Promise<number> {
     const started = this.storeClock.now();
-    const nonce = poll && randomUUID();
-    for (;;) {
+    for (let slotTaken = false; ;) {
       const now = this.storeClock.now();
       const maxWaitMs = deadline === undefined ? Infinity : deadline - now;
-      const answer = nonce
-        ? await this.store.admitPoll(this.spacingMs, pollRank(poll!), nonce)
-        : await this.store.admit(this.spacingMs, maxWaitMs);
+      const answer = slotTaken
+        ? await this.store.sent(this.windowWithMarginMs, this.limit.requests, nonce)
+        : poll
+          ? await this.store.admitPoll(this.spacingMs, pollRank(poll), nonce)
+          : await this.store.admit(this.spacingMs, maxWaitMs);
       if (!answer) return this.storeClock.now() - started;
       if (answer.waitMs > maxWaitMs) throw new BudgetDeadlineError(now + answer.waitMs, deadline!);
       if (answer.waitMs > 0) await this.storeClock.sleep(answer.waitMs);
       // A poll not admitted looks again when the slot it was shown comes: by then a command may hold it.
-      if (answer.admitted) return this.storeClock.now() - started;
+      if (answer.admitted && slotTaken && answer.waitMs === 0) return this.storeClock.now() - started;
+      if (answer.admitted) slotTaken = true;
     }
   }
 }

@@ -146,6 +146,21 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
     }
   });
 
+  it("a send checks the window ending when it goes: a late one cannot crowd it past the limit", async () => {
+    redis = await startRedis();
+    const prefix = storeKeyPrefix(emulator!.url, "key-e", LIMIT);
+    const store = new RedisBudget(address(redis.url), prefix, 3_000, () => undefined);
+    try {
+      assert.equal((await store.sent(60_000, 2, "first"))?.admitted, true);
+      assert.equal((await store.sent(60_000, 2, "second"))?.admitted, true);
+      const third = await store.sent(60_000, 2, "third");
+      assert.equal(third?.admitted, false, "a third send within the window waits");
+      assert.ok(third!.waitMs > 50_000, `until the first leaves the window (${third!.waitMs} ms)`);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("two keys are kept apart, and only one of two machines takes the last free slot", async () => {
     redis = await startRedis();
     const store = address(redis.url);
