@@ -1,9 +1,21 @@
 /**
- * One process of the fleet benchmark (P3, P3b): configures the provider as the host would,
- * waits for the common start time, converges its services to running through the provider's
- * create, and prints one `RESULT {json}` line. Started by bench/fleet.ts as a real child process.
+ * One process of the fleet benchmark (P3): configures the provider as the host would, waits for
+ * the common start time, converges its services to running through the provider's create (or,
+ * with `reads`, refreshes each once through its read), and prints one `RESULT {json}` line.
+ * Started by bench/fleet.ts as a real child process.
  */
-import { configure, serviceRunStateCheck, serviceRunStateCreate } from "../src/provider";
+import { configure, serviceRunStateCheck, serviceRunStateCreate, serviceRunStateRead } from "../src/provider";
+
+/** One service's part: a refresh, or a create that converges it to running. */
+async function one(serviceId: string, organizationId: string, reads: boolean): Promise<void> {
+  if (reads) {
+    await serviceRunStateRead(serviceId, { serviceId, organizationId });
+    return;
+  }
+  const { inputs, failures } = await serviceRunStateCheck({}, { serviceId, state: "running" });
+  if (failures.length) throw new Error(JSON.stringify(failures));
+  await serviceRunStateCreate(inputs);
+}
 
 async function main() {
   const env = JSON.parse(process.env.BENCH_FLEET_WORKER ?? "{}") as {
@@ -14,6 +26,8 @@ async function main() {
     rateLimit: string;
     serviceIds: string[];
     startAt: number;
+    reads: boolean;
+    store?: string;
   };
   const config: Record<string, string> = {
     "dbcloud:apiUrl": env.url,
@@ -21,6 +35,7 @@ async function main() {
     "dbcloud:apiKeySecret": env.keySecret,
     "dbcloud:organizationId": env.organizationId,
     "dbcloud:rateLimit": env.rateLimit,
+    ...(env.store && { "dbcloud:rateLimitStore": env.store }),
   };
   await configure({ config: { get: (key: string) => config[key] } });
   console.log = () => undefined; // the provider's progress lines
@@ -28,9 +43,7 @@ async function main() {
   const outcomes = await Promise.all(
     env.serviceIds.map(async (serviceId) => {
       try {
-        const { inputs, failures } = await serviceRunStateCheck({}, { serviceId, state: "running" });
-        if (failures.length) throw new Error(JSON.stringify(failures));
-        await serviceRunStateCreate(inputs);
+        await one(serviceId, env.organizationId, env.reads);
         return { ok: true, doneAt: Date.now() };
       } catch (error) {
         return {

@@ -72,7 +72,8 @@ export class ApiClient {
     this.log = options.log ?? (() => undefined);
     const limit = options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit;
     this.budget =
-      options.budget ?? (limit ? sharedBudget(this.apiUrl, this.keyId, limit, this.clock) : undefined);
+      options.budget ??
+      (limit ? sharedBudget(this.apiUrl, this.keyId, limit, this.clock, options.rateLimitStore) : undefined);
     this.dispatcher = options.dispatcher ?? sharedDispatcher(this.timeouts);
     Object.defineProperties(this, {
       authorization: { value: basicAuthorization(options.keyId, options.keySecret) },

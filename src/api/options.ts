@@ -2,6 +2,7 @@ import type { Dispatcher } from "undici";
 import type { Clock } from "./clock";
 import type { PollHint, RateBudget } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
+import type { StoreAddress } from "./storeAddress";
 import type { RetryPolicy } from "./retry";
 import type { Service } from "./serviceTypes";
 import type { DispatcherTimeouts } from "./shared";
@@ -25,6 +26,8 @@ export interface ApiClientOptions {
   keySecret: string;
   /** Client-side budget shared by the process; default 10 requests per 10 s; `false` turns it off. */
   rateLimit?: RateLimit | false;
+  /** Where every machine on the key keeps one budget (a Redis URL, parsed); default none. */
+  rateLimitStore?: StoreAddress;
   /** A budget of your own instead of the shared one (tests). */
   budget?: RateBudget;
   /** Retry policy overrides; defaults: `DEFAULT_RETRY_POLICY`. */

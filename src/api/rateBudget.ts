@@ -8,15 +8,12 @@ import {
   type BudgetLedger,
   type LedgerState,
 } from "./ledger";
+import { nextPoll, type PollHint } from "./pollOrder";
 import type { RateLimit } from "./rateLimit";
 
 export { ADAPTIVE_RATE } from "./adaptiveRate";
 export { BudgetDeadlineError } from "./ledger";
-
-/** Marks a request as a waiter's poll, and says how likely it is to find its service done (0 to 1). */
-export interface PollHint {
-  likelihood(): number;
-}
+export type { PollHint } from "./pollOrder";
 
 /** The safety margin added to each window: 100 ms for the real 10 s window, 1 % of shorter ones (at least 20 ms). */
 export function defaultMarginMs(limit: RateLimit): number {
@@ -34,7 +31,7 @@ interface PollWaiter {
 /**
  * At most `requests` grants in any `windowMs` (plus a margin), paced at the rate the server's 429s
  * leave this key. Commands and first reads reserve the next slot in arrival order; polls take
- * only a free slot no reservation waits for, most likely done first; a 429 pauses every request
+ * only a free slot no reservation waits for, in the order `nextPoll` gives; a 429 pauses every request
  * of the key until its reset, and the waiting ones queue again as they wake. docs/rate-limits.md explains why.
  */
 export class RateBudget {
@@ -222,7 +219,7 @@ export class RateBudget {
         });
   }
 
-  /** Grants free slots to the waiting polls, most likely done first; then sleeps until the next chance. */
+  /** Grants free slots to the waiting polls in the order `nextPoll` gives; then sleeps until the next chance. */
   private drain(): void {
     for (;;) {
       const now = this.clock.now();
@@ -240,8 +237,7 @@ export class RateBudget {
         const deadlines = this.polls.map((w) => (w.deadline ?? Infinity) + 1);
         return this.wake(Math.min(busyUntil, ...deadlines), now);
       }
-      const scores = this.polls.map((w) => w.hint.likelihood());
-      const [waiter] = this.polls.splice(scores.indexOf(Math.max(...scores)), 1);
+      const [waiter] = this.polls.splice(nextPoll(this.polls.map((w) => w.hint)), 1);
       this.granted(now - waiter.since);
       waiter.resolve(now);
     }

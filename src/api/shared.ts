@@ -1,8 +1,11 @@
+import { createHash } from "node:crypto";
 import { Agent } from "undici";
 import { systemClock, type Clock } from "./clock";
 import { FileLedger, ledgerPath } from "./fileLedger";
 import { RateBudget } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
+import type { StoreAddress } from "./storeAddress";
+import { storeBudget } from "./storeBudget";
 
 /*
  * Dispatchers and budgets live on globalThis, not in this module: every copy of the package in one
@@ -42,15 +45,28 @@ export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
 
 /**
  * The shared budget of one key at one API, limit and clock; on the system clock also shared with
- * this user's other processes through a file, in wall-clock times every process agrees on.
+ * this user's other processes through a file, in wall-clock times every process agrees on, and
+ * with every machine on the key through `store` when one is given.
  */
-export function sharedBudget(apiUrl: string, keyId: string, limit: RateLimit, clock: Clock): RateBudget {
-  return getOrMake(sharedState().budgets, `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}`, () => {
-    const fileOptions = { limit, offsetMs: Date.now() - clock.now(), now: clock.now, wallNow: Date.now };
-    const file =
-      clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;
-    return new RateBudget(limit, clock, undefined, file);
-  });
+export function sharedBudget(
+  apiUrl: string,
+  keyId: string,
+  limit: RateLimit,
+  clock: Clock,
+  store?: StoreAddress,
+): RateBudget {
+  const storeId = store ? `|${createHash("sha256").update(store.url).digest("hex")}` : "";
+  return getOrMake(
+    sharedState().budgets,
+    `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}${storeId}`,
+    () => {
+      const fileOptions = { limit, offsetMs: Date.now() - clock.now(), now: clock.now, wallNow: Date.now };
+      const file =
+        clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;
+      if (store && clock === systemClock) return storeBudget(apiUrl, keyId, limit, file, store);
+      return new RateBudget(limit, clock, undefined, file);
+    },
+  );
 }
 
 /** Closes the shared dispatchers (tests and the demo call it so the process can exit at once). */

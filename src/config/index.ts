@@ -3,6 +3,7 @@ import { ConfigurationError, quoted } from "../api/errors";
 import { checkApiUrl, isUuid } from "../api/guards";
 import { DEFAULT_RATE_LIMIT, parseRateLimit, type RateLimit } from "../api/rateLimit";
 import { DEFAULT_RETRY_POLICY } from "../api/retry";
+import { parseStoreAddress, type StoreAddress } from "../api/storeAddress";
 
 /* Read at run time by the providers and `getService`, never captured: credentials never reach the state. */
 
@@ -13,6 +14,8 @@ export const CONFIG_SETTINGS = {
   apiKeySecret: { configKey: "dbcloud:apiKeySecret", envVar: "DBCLOUD_API_KEY_SECRET", secret: true },
   organizationId: { configKey: "dbcloud:organizationId", envVar: "DBCLOUD_ORGANIZATION_ID", secret: false },
   rateLimit: { configKey: "dbcloud:rateLimit", envVar: "DBCLOUD_RATE_LIMIT", secret: false },
+  // A store's URL may hold its password.
+  rateLimitStore: { configKey: "dbcloud:rateLimitStore", envVar: "DBCLOUD_RATE_LIMIT_STORE", secret: true },
 } as const;
 
 export type SettingName = keyof typeof CONFIG_SETTINGS;
@@ -71,8 +74,17 @@ export function resolveConfig(stackConfig: StackConfig, env: Env) {
     }
   }
 
+  let rateLimitStore: StoreAddress | undefined;
+  const rawStore = get("rateLimitStore");
+  if (rawStore !== undefined) {
+    const parsed = parseStoreAddress(rawStore);
+    if ("problems" in parsed) invalid("rateLimitStore", "rate limit store", parsed.problems.join("; "));
+    else rateLimitStore = parsed;
+  }
+
   if (problems.length) throw new ConfigurationError(problems);
-  return { apiUrl: apiUrl!, keyId: keyId!, keySecret: keySecret!, organizationId, rateLimit };
+  const store = rateLimitStore && { rateLimitStore };
+  return { apiUrl: apiUrl!, keyId: keyId!, keySecret: keySecret!, organizationId, rateLimit, ...store };
 }
 
 // A provider host serves one stack: one map per process holds what `configure` received.

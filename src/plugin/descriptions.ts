@@ -130,6 +130,9 @@ export const CONFIG_DESCRIPTIONS: Record<string, string> = {
   apiKeySecret: "API key secret.",
   organizationId: "Default organization of the resources and of `getService` (a uuid).",
   rateLimit: "Client-side request budget, such as `10/10s` (the default), or `off`.",
+  rateLimitStore:
+    "A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key " +
+    "keeps one budget; default none (the budget of this machine).",
 };
 
 export const GET_SERVICE_DESCRIPTION =

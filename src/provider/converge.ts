@@ -1,5 +1,6 @@
 import { cancelledDetail, sleepUnlessAborted } from "../api/abort";
 import type { ApplyBudget, ServiceCommand } from "../api/options";
+import type { PollHint } from "../api/pollOrder";
 import {
   ApiError,
   ApiTimeoutError,
@@ -18,12 +19,6 @@ import { warehouseRefusal, warehouseTimeoutNote, type WarehouseWait } from "./wa
 export * from "./convergeTypes";
 
 type Step = Decision | { action: "wait"; reason: "unseen-command" };
-
-/**
- * Marks a GET as a poll for the rate budget, which serves it after commands and first reads. Every
- * poll is as likely to find its service done as any other, so the one that waited longest goes first.
- */
-const POLL = Object.freeze({ likelihood: () => 0 });
 
 /**
  * Brings a service to the desired run state: reads it, sends start/stop only when the state table
@@ -61,6 +56,18 @@ class Convergence {
   private resent = false;
   private lastStep: Step | undefined;
   private lastProgressAt = this.started;
+  /** When the wait began: the last command's answer, else the converge's start. */
+  private waitFrom = this.started;
+  /** When a read or a command's answer last showed the service. */
+  private lastSeenAt = this.started;
+  /**
+   * Marks a GET as a poll for the rate budget, which serves it after commands and first reads and,
+   * when slots are scarce, by how long this service has been on its way (src/api/pollOrder.ts).
+   */
+  private readonly pollHint: PollHint = {
+    waitedMs: () => this.deps.clock.now() - this.waitFrom,
+    unseenMs: () => this.deps.clock.now() - this.lastSeenAt,
+  };
   private warehouse: WarehouseWait | undefined;
 
   async run() {
@@ -164,6 +171,7 @@ class Convergence {
   private commandSentFrom(command: ServiceCommand, state: string): void {
     this.stateAtCommand = state;
     this.lastCommandAt = this.deps.clock.now();
+    this.waitFrom = this.lastSeenAt = this.lastCommandAt;
     this.recorded = sentNow(command, this.deps.clock);
     this.movedSinceCommand = false;
   }
@@ -191,7 +199,7 @@ class Convergence {
     await sleepUnlessAborted(clock, this.waitBeforePoll(state, now), this.deps.signal).catch(
       (error: unknown) => (this.deps.signal?.aborted ? this.cancelled(error) : Promise.reject(error)),
     );
-    const observed = await this.read(POLL);
+    const observed = await this.read(this.pollHint);
     if ((this.commands.length || this.commandMaybeApplied) && observed.state !== this.stateAtCommand)
       this.movedSinceCommand = true;
     return observed;
@@ -208,13 +216,14 @@ class Convergence {
     return Math.max(0, Math.min(waitMs, this.lastPollAt - now));
   }
 
-  private async read(poll?: typeof POLL): Promise<Service> {
+  private async read(poll?: PollHint): Promise<Service> {
     const { organizationId, serviceId } = this.request;
     const options = { deadline: this.deadline, poll, signal: this.deps.signal };
     const { service } = await this.call(() =>
       this.deps.client.getService(organizationId, serviceId, options),
     );
     if (this.recorded) this.recorded = afterRead(this.recorded, service.state ?? "");
+    this.lastSeenAt = this.deps.clock.now();
     return service;
   }
 

@@ -101,7 +101,7 @@ describe("cancellation: one signal ends every wait", function () {
     const api = client({ budget });
     await api.getService(organizationId, serviceId);
     const nextSlot = budget.nextGrantAt();
-    for (const poll of [undefined, { likelihood: () => 0 }]) {
+    for (const poll of [undefined, { waitedMs: () => 0, unseenMs: () => 0 }]) {
       const controller = new AbortController();
       const waiting = failureOf(
         api.getService(organizationId, serviceId, { signal: controller.signal, poll }),

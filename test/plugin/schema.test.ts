@@ -82,8 +82,10 @@ describe("plugin: schema", function () {
       "apiUrl",
       "organizationId",
       "rateLimit",
+      "rateLimitStore",
     ]);
     assert.equal(schema.config.variables.apiKeySecret.secret, true);
+    assert.equal(schema.config.variables.rateLimitStore.secret, true, "a store URL may hold its password");
     assert.equal(schema.functions["dbcloud:index:getService"].outputs.properties.encryptionKey.secret, true);
     assert.deepEqual(Object.keys(schema.language).sort(), ["csharp", "go", "java", "nodejs", "python"]);
     // `go get` resolves the Go SDK's import path in the repository the schema names.

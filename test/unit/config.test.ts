@@ -135,6 +135,35 @@ describe("configuration messages", () => {
     );
   });
 
+  it("reads the rate limit store's Redis URL, and names its problems without its password", () => {
+    const env = {
+      DBCLOUD_API_URL: "https://x.example.com",
+      DBCLOUD_API_KEY_ID: "k",
+      DBCLOUD_API_KEY_SECRET: "s",
+    };
+    const stored = resolveConfig(none, {
+      ...env,
+      DBCLOUD_RATE_LIMIT_STORE: "rediss://u:pa%40ss-9Qw@cache.internal:6380/2",
+    });
+    assert.deepEqual(stored.rateLimitStore, {
+      url: "rediss://u:pa%40ss-9Qw@cache.internal:6380/2",
+      shown: "rediss://cache.internal:6380/2",
+      password: "pa@ss-9Qw",
+    });
+    assert.throws(
+      () => resolveConfig(none, { ...env, DBCLOUD_RATE_LIMIT_STORE: "http://u:pass-9Qw@cache.internal/x?y" }),
+      (error: Error & { problems: string[] }) => {
+        assert.deepEqual(error.problems, [
+          "Invalid rate limit store from stack config dbcloud:rateLimitStore or environment variable " +
+            'DBCLOUD_RATE_LIMIT_STORE: the scheme must be redis: or rediss:, got "http:"; the path may only name a ' +
+            "database number (/0 to /99); no query or fragment is read: leave them out",
+        ]);
+        assert.ok(!error.message.includes("pass-9Qw"));
+        return true;
+      },
+    );
+  });
+
   it("an invalid URL lists each of its problems", () => {
     assert.throws(
       () =>

@@ -49,24 +49,32 @@ describe("converge: waiting and commands", () => {
     assert.ok(s.sleeps.every((ms) => ms === 5_000));
   });
 
-  it("marks every poll for the budget with the same hint (oldest served first); the first read and commands are unmarked", async () => {
+  it("marks every poll for the budget with how long its service has waited since the command and since the last look; the first read and commands are unmarked", async () => {
     const s = scripted(["stopped", "starting", "starting", "running"], ["starting"]);
-    const hints: (ConvergeCallOptions | undefined)[] = [];
+    const hints: { waitedMs: number; unseenMs: number }[] = [];
+    const reads: (ConvergeCallOptions | undefined)[] = [];
     const getService = s.deps.client.getService;
     s.deps.client.getService = async (_o?: string, _i?: string, options?: ConvergeCallOptions) => {
-      hints.push(options);
+      reads.push(options);
+      const hint = options?.poll;
+      if (hint) hints.push({ waitedMs: hint.waitedMs(), unseenMs: hint.unseenMs() });
+      s.advance(1_000); // each GET answers a second later (queued or on the wire)
       return getService();
     };
     const changeState = s.deps.client.changeServiceState;
     s.deps.client.changeServiceState = async (o, i, command, options) => {
       assert.equal(options?.poll, undefined, "a command is no poll");
+      s.advance(1_000);
       return changeState(o, i, command, options);
     };
     await converge(request(), s.deps);
-    assert.equal(hints[0]?.poll, undefined, "the first read is not a poll");
-    assert.equal(hints.length, 4);
-    for (const options of hints.slice(1)) assert.equal(options?.poll?.likelihood(), 0);
-    assert.equal(hints[1]?.poll, hints[3]?.poll, "one constant hint");
+    assert.equal(reads[0]?.poll, undefined, "the first read is not a poll");
+    // The command answered at 2 s; polls asked at 7 s, 13 s and 19 s, each 5 s after an answer.
+    assert.deepEqual(hints, [
+      { waitedMs: 5_000, unseenMs: 5_000 },
+      { waitedMs: 11_000, unseenMs: 5_000 },
+      { waitedMs: 17_000, unseenMs: 5_000 },
+    ]);
   });
 
   it("the PATCH answer counts as a look; when GET still shows the old state, the re-send comes at the grace period's end", async () => {

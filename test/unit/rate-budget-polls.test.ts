@@ -8,7 +8,8 @@ import { steppedClock } from "../helpers/steppedClock";
 /* Polls on the rate budget (stepped clock): deadlines, expiry, ties, stats and wake-ups. */
 
 const limit = { requests: 1, windowMs: 1_000 };
-const hint = (likelihood: number) => ({ likelihood: () => likelihood });
+/** A poll whose service has waited `waitedMs` and was last seen as long ago (so it is due). */
+const hint = (waitedMs: number) => ({ waitedMs: () => waitedMs, unseenMs: () => waitedMs });
 
 /** Starts `acquire` and notes the clock time it was granted at (or the error). */
 function timed(now: () => number, acquire: Promise<unknown>) {
@@ -61,7 +62,7 @@ describe("rate budget: polls (stepped clock)", () => {
     assert.equal(budget.nextGrantAt(), 1_000);
   });
 
-  it("polls equally likely to find their service done go in arrival order", async () => {
+  it("polls whose services have waited equally long go in arrival order", async () => {
     const { clock, runUntil } = steppedClock();
     const budget = new RateBudget(limit, clock, 0);
     await budget.acquire();

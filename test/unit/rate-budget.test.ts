@@ -5,6 +5,12 @@ import { ADAPTIVE_RATE, BudgetDeadlineError, defaultMarginMs, RateBudget } from 
 import { steppedClock } from "../helpers/steppedClock";
 import { virtualClock as jumpingClock } from "../helpers/virtualClock";
 
+/** A poll's hint: its service has waited `waitedMs`, and was last seen `unseenMs` ago (by default when its wait began). */
+const poll = (waitedMs: number, unseenMs = waitedMs) => ({
+  waitedMs: () => waitedMs,
+  unseenMs: () => unseenMs,
+});
+
 /** A virtual clock whose sleepers wake in time order when `run` advances it. */
 function virtualClock() {
   let now = 0;
@@ -29,42 +35,59 @@ function virtualClock() {
   return { clock, run };
 }
 
-describe("rate budget: polls after commands, most likely done first (virtual clock)", () => {
+describe("rate budget: polls after commands, longest waits first (virtual clock)", () => {
   it("a poll waits behind reservations, even ones made after it", async () => {
     const { clock, run } = virtualClock();
     const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
     const order: string[] = [];
     await budget.acquire(); // t=0
-    const poll = budget
-      .acquire(undefined, { likelihood: () => 1 })
-      .then(() => order.push(`poll@${clock.now()}`));
+    const polled = budget.acquire(undefined, poll(1)).then(() => order.push(`poll@${clock.now()}`));
     const command = budget.acquire().then(() => order.push(`command@${clock.now()}`));
     await run(5_000);
-    await Promise.all([poll, command]);
+    await Promise.all([polled, command]);
     assert.deepEqual(order, ["command@1000", "poll@2000"]);
   });
 
-  it("serves the waiting poll most likely to find its service done, not the oldest", async () => {
+  it("serves the waiting poll whose service has waited longest, not the one that asked first", async () => {
     const { clock, run } = virtualClock();
     const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
     await budget.acquire();
     const order: string[] = [];
-    for (const [name, likelihood] of [
-      ["far", 0.1],
-      ["near", 0.9],
-      ["middle", 0.5],
+    for (const [name, waitedMs] of [
+      ["began last", 10_000],
+      ["began first", 60_000],
+      ["began between", 30_000],
     ] as const) {
-      void budget.acquire(undefined, { likelihood: () => likelihood }).then(() => order.push(name));
+      void budget.acquire(undefined, poll(waitedMs)).then(() => order.push(name));
     }
     await run(10_000);
-    assert.deepEqual(order, ["near", "middle", "far"]);
+    assert.deepEqual(order, ["began first", "began between", "began last"]);
+  });
+
+  it("a service seen within the last fifth of its wait yields to one that waited less but was not", async () => {
+    const { clock, run } = virtualClock();
+    const budget = new RateBudget({ requests: 1, windowMs: 1_000 }, clock, 0);
+    await budget.acquire();
+    const order: string[] = [];
+    const polls = [
+      ["long, seen 10 s ago", poll(100_000, 10_000)],
+      ["shorter, never seen since its command", poll(50_000)],
+      ["long, seen 15 s ago", poll(90_000, 15_000)],
+    ] as const;
+    for (const [name, hint] of polls) void budget.acquire(undefined, hint).then(() => order.push(name));
+    await run(10_000);
+    assert.deepEqual(order, [
+      "shorter, never seen since its command",
+      "long, seen 10 s ago", // both seen recently: the longer wait first
+      "long, seen 15 s ago",
+    ]);
   });
 
   it("a poll still waiting when its deadline comes fails then, with nothing sent", async () => {
     const { clock, run } = virtualClock();
     const budget = new RateBudget({ requests: 1, windowMs: 10_000 }, clock, 0);
     await budget.acquire();
-    const outcome = budget.acquire(5_000 + 10_000, { likelihood: () => 0 }).catch((e: unknown) => e);
+    const outcome = budget.acquire(5_000 + 10_000, poll(0)).catch((e: unknown) => e);
     void budget.acquire(); // a command takes the slot at 10 s
     await run(30_000);
     const error = await outcome;
@@ -76,7 +99,7 @@ describe("rate budget: polls after commands, most likely done first (virtual clo
     const { clock } = virtualClock();
     const budget = new RateBudget({ requests: 1, windowMs: 10_000 }, clock, 0);
     await budget.acquire();
-    await assert.rejects(budget.acquire(5_000, { likelihood: () => 1 }), BudgetDeadlineError);
+    await assert.rejects(budget.acquire(5_000, poll(1)), BudgetDeadlineError);
   });
 });
 

@@ -48,8 +48,16 @@ func NewProvider(ctx *pulumi.Context,
 			args.RateLimit = pulumi.StringPtr(d.(string))
 		}
 	}
+	if args.RateLimitStore == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DBCLOUD_RATE_LIMIT_STORE"); d != nil {
+			args.RateLimitStore = pulumi.StringPtr(d.(string))
+		}
+	}
 	if args.ApiKeySecret != nil {
 		args.ApiKeySecret = pulumi.ToSecret(args.ApiKeySecret).(pulumi.StringPtrInput)
+	}
+	if args.RateLimitStore != nil {
+		args.RateLimitStore = pulumi.ToSecret(args.RateLimitStore).(pulumi.StringPtrInput)
 	}
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Provider
@@ -71,6 +79,8 @@ type providerArgs struct {
 	OrganizationId *string `pulumi:"organizationId"`
 	// Client-side request budget, such as `10/10s` (the default), or `off`. Default: environment variable `DBCLOUD_RATE_LIMIT`.
 	RateLimit *string `pulumi:"rateLimit"`
+	// A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key keeps one budget; default none (the budget of this machine). Default: environment variable `DBCLOUD_RATE_LIMIT_STORE`.
+	RateLimitStore *string `pulumi:"rateLimitStore"`
 }
 
 // The set of arguments for constructing a Provider resource.
@@ -85,6 +95,8 @@ type ProviderArgs struct {
 	OrganizationId pulumi.StringPtrInput
 	// Client-side request budget, such as `10/10s` (the default), or `off`. Default: environment variable `DBCLOUD_RATE_LIMIT`.
 	RateLimit pulumi.StringPtrInput
+	// A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key keeps one budget; default none (the budget of this machine). Default: environment variable `DBCLOUD_RATE_LIMIT_STORE`.
+	RateLimitStore pulumi.StringPtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {

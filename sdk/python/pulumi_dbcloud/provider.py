@@ -23,7 +23,8 @@ class ProviderArgs:
                  api_key_secret: pulumi.Input[Optional[_builtins.str]] = None,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
                  organization_id: pulumi.Input[Optional[_builtins.str]] = None,
-                 rate_limit: pulumi.Input[Optional[_builtins.str]] = None):
+                 rate_limit: pulumi.Input[Optional[_builtins.str]] = None,
+                 rate_limit_store: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
@@ -32,6 +33,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] api_url: Base URL of the management API, without `/v1`. Default: environment variable `DBCLOUD_API_URL`.
         :param pulumi.Input[_builtins.str] organization_id: Default organization of the resources and of `getService` (a uuid). Default: environment variable `DBCLOUD_ORGANIZATION_ID`.
         :param pulumi.Input[_builtins.str] rate_limit: Client-side request budget, such as `10/10s` (the default), or `off`. Default: environment variable `DBCLOUD_RATE_LIMIT`.
+        :param pulumi.Input[_builtins.str] rate_limit_store: A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key keeps one budget; default none (the budget of this machine). Default: environment variable `DBCLOUD_RATE_LIMIT_STORE`.
         """
         if api_key_id is None:
             api_key_id = _utilities.get_env('DBCLOUD_API_KEY_ID')
@@ -53,6 +55,10 @@ class ProviderArgs:
             rate_limit = _utilities.get_env('DBCLOUD_RATE_LIMIT')
         if rate_limit is not None:
             pulumi.set(__self__, "rate_limit", rate_limit)
+        if rate_limit_store is None:
+            rate_limit_store = _utilities.get_env('DBCLOUD_RATE_LIMIT_STORE')
+        if rate_limit_store is not None:
+            pulumi.set(__self__, "rate_limit_store", rate_limit_store)
 
     @_builtins.property
     @pulumi.getter(name="apiKeyId")
@@ -114,6 +120,18 @@ class ProviderArgs:
     def rate_limit(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "rate_limit", value)
 
+    @_builtins.property
+    @pulumi.getter(name="rateLimitStore")
+    def rate_limit_store(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key keeps one budget; default none (the budget of this machine). Default: environment variable `DBCLOUD_RATE_LIMIT_STORE`.
+        """
+        return pulumi.get(self, "rate_limit_store")
+
+    @rate_limit_store.setter
+    def rate_limit_store(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "rate_limit_store", value)
+
 
 @pulumi.type_token("pulumi:providers:dbcloud")
 class Provider(pulumi.ProviderResource):
@@ -126,6 +144,7 @@ class Provider(pulumi.ProviderResource):
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
                  organization_id: pulumi.Input[Optional[_builtins.str]] = None,
                  rate_limit: pulumi.Input[Optional[_builtins.str]] = None,
+                 rate_limit_store: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
         The dbcloud provider: its settings default from the environment.
@@ -137,6 +156,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] api_url: Base URL of the management API, without `/v1`. Default: environment variable `DBCLOUD_API_URL`.
         :param pulumi.Input[_builtins.str] organization_id: Default organization of the resources and of `getService` (a uuid). Default: environment variable `DBCLOUD_ORGANIZATION_ID`.
         :param pulumi.Input[_builtins.str] rate_limit: Client-side request budget, such as `10/10s` (the default), or `off`. Default: environment variable `DBCLOUD_RATE_LIMIT`.
+        :param pulumi.Input[_builtins.str] rate_limit_store: A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key keeps one budget; default none (the budget of this machine). Default: environment variable `DBCLOUD_RATE_LIMIT_STORE`.
         """
         ...
     @overload
@@ -167,6 +187,7 @@ class Provider(pulumi.ProviderResource):
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
                  organization_id: pulumi.Input[Optional[_builtins.str]] = None,
                  rate_limit: pulumi.Input[Optional[_builtins.str]] = None,
+                 rate_limit_store: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -191,6 +212,9 @@ class Provider(pulumi.ProviderResource):
             if rate_limit is None:
                 rate_limit = _utilities.get_env('DBCLOUD_RATE_LIMIT')
             __props__.__dict__["rate_limit"] = rate_limit
+            if rate_limit_store is None:
+                rate_limit_store = _utilities.get_env('DBCLOUD_RATE_LIMIT_STORE')
+            __props__.__dict__["rate_limit_store"] = None if rate_limit_store is None else pulumi.Output.secret(rate_limit_store)
         super(Provider, __self__).__init__(
             'dbcloud',
             resource_name,

@@ -75,3 +75,16 @@ func GetRateLimit(ctx *pulumi.Context) string {
 	}
 	return value
 }
+
+// A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key keeps one budget; default none (the budget of this machine). Default: environment variable `DBCLOUD_RATE_LIMIT_STORE`.
+func GetRateLimitStore(ctx *pulumi.Context) string {
+	v, err := config.Try(ctx, "dbcloud:rateLimitStore")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DBCLOUD_RATE_LIMIT_STORE"); d != nil {
+		value = d.(string)
+	}
+	return value
+}

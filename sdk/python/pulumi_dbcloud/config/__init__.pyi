@@ -39,3 +39,8 @@ rateLimit: Optional[str]
 Client-side request budget, such as `10/10s` (the default), or `off`. Default: environment variable `DBCLOUD_RATE_LIMIT`.
 """
 
+rateLimitStore: Optional[str]
+"""
+A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key keeps one budget; default none (the budget of this machine). Default: environment variable `DBCLOUD_RATE_LIMIT_STORE`.
+"""
+

@@ -55,3 +55,10 @@ class _ExportableConfig(types.ModuleType):
         """
         return __config__.get('rateLimit') or _utilities.get_env('DBCLOUD_RATE_LIMIT')
 
+    @_builtins.property
+    def rate_limit_store(self) -> Optional[str]:
+        """
+        A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key keeps one budget; default none (the budget of this machine). Default: environment variable `DBCLOUD_RATE_LIMIT_STORE`.
+        """
+        return __config__.get('rateLimitStore') or _utilities.get_env('DBCLOUD_RATE_LIMIT_STORE')
+

@@ -1,0 +1,216 @@
+import { redactSecrets } from "./redact";
+import type { StoreAddress } from "./storeAddress";
+
+/*
+ * One budget kept in Redis for every process on every machine that uses one key and API URL.
+ * Admission happens in Redis itself, in one script, so two machines cannot both take the last
+ * slot: the script reads Redis's own clock, so the machines' clocks need not agree. Slots are
+ * paced `spacingMs` apart (the limit spread over its window, margin included): no window ever
+ * holds more than the limit; each send is also checked, when it goes, against the sends of the
+ * window ending then (dated to their answers), so that a late timer cannot crowd a window. A command or first read reserves the next slot, however far; a poll
+ * takes a slot only when it is free now, so commands and first reads go before polls across the
+ * fleet; and only when no poll waiting elsewhere ranks before it (src/api/pollOrder.ts), so the
+ * fleet's polls go in one order as if in one process. Every entry expires by itself a few windows
+ * after its last use.
+ */
+
+const ADMIT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
+if ARGV[1] == 'block' then
+  local untilAt = now + math.floor(tonumber(ARGV[2]))
+  if untilAt > blocked then redis.call('SET', KEYS[2], untilAt, 'PX', untilAt - now + ttl) end
+  return {1, 0}
+end
+if ARGV[1] == 'sent' then
+  -- Sends, dated when they go (and re-dated to their answers): no more than the limit in any window.
+  local win, limit, nonce = tonumber(ARGV[2]), tonumber(ARGV[5]), ARGV[6]
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - win)
+  local n = redis.call('ZCARD', KEYS[5])
+  if n >= limit then
+    local edge = redis.call('ZRANGE', KEYS[5], n - limit, n - limit, 'WITHSCORES')
+    local freeAt = tonumber(edge[2]) + win
+    if freeAt > now then return {0, freeAt - now} end
+  end
+  redis.call('ZADD', KEYS[5], now, nonce)
+  redis.call('PEXPIRE', KEYS[5], win + ttl)
+  return {1, 0}
+end
+if ARGV[1] == 'answered' then
+  local at = redis.call('ZSCORE', KEYS[5], ARGV[6])
+  if at and tonumber(at) < now then redis.call('ZADD', KEYS[5], now, ARGV[6]) end
+  return {1, 0}
+end
+local spacing = math.ceil(tonumber(ARGV[2]))
+local pace = tonumber(redis.call('GET', KEYS[1]) or '0')
+local at = math.max(now, pace, blocked)
+local wait = at - now
+local maxWait = tonumber(ARGV[4])
+if ARGV[1] == 'poll' then
+  -- Waiting polls bid with their rank; bids not renewed within two slots are dropped.
+  local rank, nonce = tonumber(ARGV[5]), ARGV[6]
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - 2 * spacing)) do
+    redis.call('ZREM', KEYS[3], old)
+    redis.call('ZREM', KEYS[4], old)
+  end
+  redis.call('ZADD', KEYS[3], rank, nonce)
+  redis.call('ZADD', KEYS[4], now, nonce)
+  redis.call('PEXPIRE', KEYS[3], 2 * spacing + ttl)
+  redis.call('PEXPIRE', KEYS[4], 2 * spacing + ttl)
+  if wait > 0 then return {0, wait} end
+  local best = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+  if best[1] ~= nonce and tonumber(best[2]) < rank then return {0, math.ceil(spacing / 4)} end
+  redis.call('ZREM', KEYS[3], nonce)
+  redis.call('ZREM', KEYS[4], nonce)
+elseif maxWait >= 0 and wait > maxWait then
+  return {0, wait}
+end
+redis.call('SET', KEYS[1], at + spacing, 'PX', wait + spacing + ttl)
+return {1, wait}
+`;
+
+/** The longest a store may take to answer before the process stops using it: Redis answers in ms. */
+export const STORE_TIMEOUT_MS = 2_000;
+
+/** What the store said: admitted after `waitMs`, or not (a poll whose slot is taken, a slot past the deadline). */
+export interface Admission {
+  admitted: boolean;
+  waitMs: number;
+}
+
+/**
+ * A client that gives up instead of reconnecting: a store that drops is given up, the local budget
+ * takes over. The module loads only when a store is set (it takes tens of ms to load).
+ */
+async function newClient(url: string) {
+  const { createClient } = await import("@redis/client");
+  return createClient({
+    url,
+    socket: { connectTimeout: STORE_TIMEOUT_MS, reconnectStrategy: false },
+    disableOfflineQueue: true,
+  });
+}
+
+type Client = Awaited<ReturnType<typeof newClient>>;
+
+/** No wait the store names may hold a request back longer than this: a longer one is a broken store. */
+const MAX_STORE_WAIT_MS = 15 * 60_000;
+
+/** The script's answer, checked: anything but two small integers means the store is not ours to trust. */
+function admissionOf(reply: unknown): Admission {
+  const [admitted, waitMs] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  if ((admitted !== 0 && admitted !== 1) || !Number.isSafeInteger(waitMs))
+    throw new Error("the store answered something other than an admission");
+  if ((waitMs as number) < 0 || (waitMs as number) > MAX_STORE_WAIT_MS)
+    throw new Error(`the store named a wait out of range (${String(waitMs)} ms)`);
+  return { admitted: admitted === 1, waitMs: waitMs as number };
+}
+
+export class RedisBudget {
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private failed = false;
+
+  constructor(
+    private readonly address: StoreAddress,
+    /** The prefix of this budget's entries (storeKeyPrefix). */
+    private readonly prefix: string,
+    /** How long entries outlive their last use, in ms (a few windows). */
+    private readonly ttlMs: number,
+    /** Told once, when the store fails: from then on the caller keeps its budget locally. */
+    private readonly onFailure: (message: string) => void,
+  ) {}
+
+  /** A slot `spacingMs` after the last; undefined once the store failed. */
+  admit(spacingMs: number, maxWaitMs: number): Promise<Admission | undefined> {
+    const maxWait = Number.isFinite(maxWaitMs) ? Math.max(0, Math.floor(maxWaitMs)) : -1;
+    return this.run(["slot", String(spacingMs), String(this.ttlMs), String(maxWait)]);
+  }
+
+  /** A slot free now for the poll `nonce` of `rank` (pollRank), unless one ranked before it waits; undefined once the store failed. */
+  admitPoll(spacingMs: number, rank: number, nonce: string): Promise<Admission | undefined> {
+    return this.run(["poll", String(spacingMs), String(this.ttlMs), "-1", String(Math.round(rank)), nonce]);
+  }
+
+  /**
+   * Records the send of `nonce` now, if no more than `limit` sends fall in the window (`windowMs`,
+   * margin included) ending now; else says how long until one leaves it. A late timer may bring a
+   * slot's send near the next one's: this keeps the window whole.
+   */
+  sent(windowMs: number, limit: number, nonce: string): Promise<Admission | undefined> {
+    return this.run(["sent", String(Math.ceil(windowMs)), String(this.ttlMs), "-1", String(limit), nonce]);
+  }
+
+  /** Re-dates the send of `nonce` to now, when its answer came: the server has counted it by then. */
+  answered(nonce: string): Promise<Admission | undefined> {
+    return this.run(["answered", "0", String(this.ttlMs), "-1", "0", nonce]);
+  }
+
+  /** No slot for anyone on the key for `forMs` (a 429's reset); undefined once the store failed. */
+  block(forMs: number): Promise<Admission | undefined> {
+    return this.run(["block", String(Math.max(0, forMs)), String(this.ttlMs), "-1"]);
+  }
+
+  /** Closes the connection (tests; a process may also just exit, as the socket does not hold it). */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.connecting = undefined;
+    if (client?.isOpen) await client.close().catch(() => client.destroy());
+  }
+
+  private async run(args: string[]): Promise<Admission | undefined> {
+    if (this.failed) return undefined;
+    const keys = ["pace", "blocked", "bids", "bidsAt", "sent"].map((name) => `${this.prefix}:${name}`);
+    try {
+      const reply = await this.bounded(async () => {
+        const client = await this.connected();
+        return client.eval(ADMIT, { keys, arguments: args });
+      });
+      return admissionOf(reply);
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+  }
+
+  private connected(): Promise<Client> {
+    this.connecting ??= (async () => {
+      const client = await newClient(this.address.url);
+      client.on("error", () => undefined); // reported once through the command that fails
+      this.client = client;
+      await client.connect();
+      client.unref();
+      return client;
+    })();
+    return this.connecting;
+  }
+
+  /** `work`, or a rejection after STORE_TIMEOUT_MS: a slow store counts as a failed one. */
+  private bounded<T>(work: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    // Not unref'd: it holds the process open while a request awaits the store (the socket does not).
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)),
+        STORE_TIMEOUT_MS,
+      );
+    });
+    return Promise.race([work(), late]).finally(() => clearTimeout(timer));
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    const client = this.client;
+    this.client = undefined;
+    if (client) void client.close().catch(() => client.destroy());
+    const why = redactSecrets(String((error as Error)?.message ?? error), [this.address.password]);
+    this.onFailure(
+      `the shared rate budget store ${this.address.shown} failed (${why.slice(0, 200)}); ` +
+        `this process keeps its budget on this machine from now on`,
+    );
+  }
+}

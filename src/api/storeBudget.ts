@@ -1,0 +1,108 @@
+import { randomUUID } from "node:crypto";
+import { sleepUnlessAborted } from "./abort";
+import { systemClock, type Clock } from "./clock";
+import { BudgetDeadlineError, type BudgetLedger } from "./ledger";
+import { pollRank, type PollHint } from "./pollOrder";
+import { defaultMarginMs, RateBudget } from "./rateBudget";
+import type { RateLimit } from "./rateLimit";
+import { RedisBudget } from "./redisBudget";
+import { storeKeyPrefix, type StoreAddress } from "./storeAddress";
+
+/**
+ * A rate budget whose grants also need the key's shared store (src/api/redisBudget.ts): the
+ * process's own budget orders its requests (commands and first reads first, polls by nextPoll),
+ * then the store admits each across every machine on the key. Once the store fails, the process's
+ * own budget alone goes on, as it would without a store.
+ */
+export class StoreBudget extends RateBudget {
+  /** Slots in the store are this far apart: the limit spread over its window and margin. */
+  private readonly spacingMs: number;
+  /** The window the store checks sends against, margin included. */
+  private readonly windowWithMarginMs: number;
+
+  constructor(
+    limit: RateLimit,
+    private readonly storeClock: Clock,
+    ledger: BudgetLedger | undefined,
+    private readonly store: RedisBudget,
+    marginMs = defaultMarginMs(limit),
+  ) {
+    super(limit, storeClock, marginMs, ledger);
+    this.spacingMs = (limit.windowMs + marginMs) / limit.requests;
+    this.windowWithMarginMs = limit.windowMs + marginMs;
+  }
+
+  override async take(
+    deadline?: number,
+    poll?: PollHint,
+    signal?: AbortSignal,
+  ): Promise<{ waitedMs: number; answered(): void }> {
+    const local = await super.take(deadline, poll, signal);
+    const nonce = randomUUID();
+    try {
+      const waitedMs = local.waitedMs + (await this.admitted(deadline, poll, nonce, signal));
+      return {
+        waitedMs,
+        answered: () => {
+          local.answered();
+          void this.store.answered(nonce);
+        },
+      };
+    } catch (error) {
+      local.answered(); // the local grant stays counted, as for a request that went out
+      throw error;
+    }
+  }
+
+  /** Closes the store's connection (tests). */
+  closeStore(): Promise<void> {
+    return this.store.close();
+  }
+
+  override blockUntil(timeMs: number): void {
+    super.blockUntil(timeMs);
+    if (Number.isFinite(timeMs)) void this.store.block(timeMs - this.storeClock.now());
+  }
+
+  /** Waits for the store's admission, then for its window to take the send: the ms waited (0 once the store failed). */
+  private async admitted(
+    deadline: number | undefined,
+    poll: PollHint | undefined,
+    nonce: string,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    const started = this.storeClock.now();
+    for (let slotTaken = false; ;) {
+      const now = this.storeClock.now();
+      const maxWaitMs = deadline === undefined ? Infinity : deadline - now;
+      const answer = slotTaken
+        ? await this.store.sent(this.windowWithMarginMs, this.limit.requests, nonce)
+        : poll
+          ? await this.store.admitPoll(this.spacingMs, pollRank(poll), nonce)
+          : await this.store.admit(this.spacingMs, maxWaitMs);
+      if (!answer) return this.storeClock.now() - started;
+      if (answer.waitMs > maxWaitMs) throw new BudgetDeadlineError(now + answer.waitMs, deadline!);
+      if (answer.waitMs > 0) await sleepUnlessAborted(this.storeClock, answer.waitMs, signal);
+      // A poll not admitted looks again when the slot it was shown comes: by then a command may hold it.
+      if (answer.admitted && slotTaken && answer.waitMs === 0) return this.storeClock.now() - started;
+      if (answer.admitted) slotTaken = true;
+    }
+  }
+}
+
+/** How many windows the store's entries outlive their last use. */
+const STORE_TTL_WINDOWS = 3;
+
+/** The budget of one key kept in `address` too, on the system clock; one warning if the store fails. */
+export function storeBudget(
+  apiUrl: string,
+  keyId: string,
+  limit: RateLimit,
+  ledger: BudgetLedger | undefined,
+  address: StoreAddress,
+  warn = (message: string) => process.emitWarning(message, { code: "DBCLOUD_BUDGET_STORE" }),
+): StoreBudget {
+  const ttlMs = STORE_TTL_WINDOWS * limit.windowMs;
+  const store = new RedisBudget(address, storeKeyPrefix(apiUrl, keyId, limit), ttlMs, warn);
+  return new StoreBudget(limit, systemClock, ledger, store);
+}
