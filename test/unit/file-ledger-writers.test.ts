@@ -116,7 +116,8 @@ describe("rate budget file: what its writers leave behind", function () {
       wallNow: () => Date.now() + wallOffset,
     });
     const running = new RateBudget(limit, monotonic, 0, ledger);
-    assert.equal(await running.acquire(), 0);
+    // At once: the file keeps whole milliseconds, so the conversion may round a grant 1 ms later.
+    assert.ok((await running.acquire()) <= 1, "granted at once");
     wallOffset = 0; // NTP sets the wall clock right; the monotonic clock runs on
     const other = budgetOn(path, limit);
     assert.ok(other.nextGrantAt() - Date.now() <= limit.windowMs, "its grant counts as now for the other");
