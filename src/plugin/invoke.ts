@@ -1,9 +1,9 @@
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import { InvalidInputError, quoted } from "../api/errors";
+import { holdsSecret } from "../api/redact";
 import {
   checkFields,
   defaultOrganizationId,
-  holdsSecret,
   ID_FIELDS,
   pickFields,
   providerContext,

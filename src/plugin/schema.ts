@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { holdsSecret } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
 import { CONFIG_SETTINGS } from "./providerCode";
 import {
@@ -13,7 +14,6 @@ import {
 } from "./descriptions";
 import { GET_SERVICE } from "./invoke";
 import {
-  holdsSecret,
   reversePrivateEndpointDeletionFields,
   serviceRunStateDefaults,
   serviceRunStateFields,
