@@ -14,7 +14,7 @@ import {
   type Props,
   requireIdOfProperties,
 } from "./inputs";
-import { isGone, ResourceOperationError } from "./outcomes";
+import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
 
 /* The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
