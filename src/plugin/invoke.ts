@@ -9,7 +9,7 @@ import {
   providerContext,
   readDeadline,
   serviceRunStateFields,
-} from "./providerCode";
+} from "./providerInternals";
 import { checkFailure } from "./resourceHandlers";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct } from "./wire";

@@ -13,7 +13,7 @@ import {
   serviceRunStateDefaults,
   serviceRunStateFields,
   serviceRunStateOutputs,
-} from "./providerCode";
+} from "./providerInternals";
 
 /*
  * The plugin's resource types, each mapped onto the provider code the dynamic resources run

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { holdsSecret } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
-import { CONFIG_SETTINGS } from "./providerCode";
+import { CONFIG_SETTINGS } from "./providerInternals";
 import {
   CONFIG_DESCRIPTIONS,
   ENDPOINT_FIELDS,
@@ -19,7 +19,7 @@ import {
   serviceRunStateFields,
   serviceRunStateOutputs,
   type FieldSchemas,
-} from "./providerCode";
+} from "./providerInternals";
 import { RESOURCES } from "./resources";
 
 /*
