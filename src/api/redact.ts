@@ -78,3 +78,22 @@ export function redactDeep(value: unknown, secrets: readonly string[]): unknown 
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
+
+/** Names that look like a credential: the spec's `encryptionKey`, and fields the API adds later (at any depth). */
+const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
+
+/** Whether a credential-like name is set, at any depth (iterative: network data). */
+export function holdsSecret(service: unknown): boolean {
+  const pending: { value: unknown; name: string }[] = [{ value: service, name: "" }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, name } = next;
+    if (value === null || value === undefined || value === "") continue;
+    if (typeof value === "object") {
+      const entries = Array.isArray(value)
+        ? value.map((item) => [name, item] as const)
+        : Object.entries(value);
+      for (const [key, item] of entries) pending.push({ value: item, name: key });
+    } else if (CREDENTIAL_NAME.test(name)) return true;
+  }
+  return false;
+}

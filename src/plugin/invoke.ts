@@ -1,15 +1,15 @@
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import { InvalidInputError, quoted } from "../api/errors";
+import { holdsSecret } from "../api/redact";
 import {
   checkFields,
   defaultOrganizationId,
-  holdsSecret,
   ID_FIELDS,
   pickFields,
   providerContext,
   readDeadline,
   serviceRunStateFields,
-} from "./providerCode";
+} from "./providerInternals";
 import { checkFailure } from "./resourceHandlers";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct } from "./wire";

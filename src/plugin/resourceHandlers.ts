@@ -2,9 +2,10 @@ import { isDeepStrictEqual } from "node:util";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { quoted } from "../api/errors";
+import type { Props } from "../provider/inputs";
 import { engineTimeout, kindOf, type ResourceKind } from "./resources";
 import { provpb } from "./rpc";
-import { fromStruct, holdsUnknown, toStruct, UNKNOWN, type Props, type Unwrapped } from "./wire";
+import { fromStruct, holdsUnknown, toStruct, UNKNOWN, type Unwrapped } from "./wire";
 
 /*
  * Check, Diff, Create, Read, Update and Delete: the engine's messages turned into the provider

@@ -1,5 +1,6 @@
 import { DbcloudError, InvalidInputError, quoted } from "../api/errors";
 import * as provider from "../provider";
+import type { Props } from "../provider/inputs";
 import {
   checkFields,
   defaultOrganizationId,
@@ -12,8 +13,7 @@ import {
   serviceRunStateDefaults,
   serviceRunStateFields,
   serviceRunStateOutputs,
-} from "./providerCode";
-import type { Props } from "./wire";
+} from "./providerInternals";
 
 /*
  * The plugin's resource types, each mapped onto the provider code the dynamic resources run

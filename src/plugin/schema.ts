@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { holdsSecret } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
-import { CONFIG_SETTINGS } from "./providerCode";
+import { CONFIG_SETTINGS } from "./providerInternals";
 import {
   CONFIG_DESCRIPTIONS,
   ENDPOINT_FIELDS,
@@ -13,13 +14,12 @@ import {
 } from "./descriptions";
 import { GET_SERVICE } from "./invoke";
 import {
-  holdsSecret,
   reversePrivateEndpointDeletionFields,
   serviceRunStateDefaults,
   serviceRunStateFields,
   serviceRunStateOutputs,
   type FieldSchemas,
-} from "./providerCode";
+} from "./providerInternals";
 import { RESOURCES } from "./resources";
 
 /*

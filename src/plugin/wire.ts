@@ -1,5 +1,6 @@
 import { isRpcSecret, specialSecretSig, specialSigKey, unwrapRpcSecret } from "@pulumi/pulumi/runtime/rpc";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import type { Props } from "../provider/inputs";
 import { structpb } from "./rpc";
 
 /*
@@ -7,8 +8,6 @@ import { structpb } from "./rpc";
  * plain records the provider code takes. Unknowns (`04da6b54-...`, preview) are plain strings on
  * the wire and stay so: the provider code already lets them through check and diff.
  */
-
-export type Props = Record<string, unknown>;
 
 /** The engine's placeholder for a value not known yet (a preview); itself a well-formed uuid. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

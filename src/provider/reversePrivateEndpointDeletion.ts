@@ -1,5 +1,5 @@
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
-import { once } from "../api/once";
+import { lazy } from "../api/lazy";
 import { deadlineAfter, providerContext, readDeadline } from "./context";
 import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
 import {
@@ -14,14 +14,14 @@ import {
   type Props,
   requireIdOfProperties,
 } from "./inputs";
-import { isGone, ResourceOperationError } from "./outcomes";
+import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
 
 /* The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
 
 const ID_FIELDS = ["organizationId", "serviceId", "reversePrivateEndpointId"] as const;
 
-export const fieldSchemas = once(() => ({
+export const fieldSchemas = lazy(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
   serviceId: { schema: uuidField("serviceId"), required: true },
   reversePrivateEndpointId: { schema: endpointIdField(), required: true },

@@ -6,7 +6,7 @@ import { providerContext, readDeadline } from "./context";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import { pickFields, requireIdOfProperties, requireValid, type Props } from "./inputs";
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
-import { isGone, resourceInitError, ResourceOperationError } from "./outcomes";
+import { isGone, resourceInitError, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
 import { fieldSchemas, ID_FIELDS, inputsOf, outputsOf, withDefaults } from "./serviceRunStateInputs";
 import type { ServiceRunStateInputs } from "./serviceRunStateInputs";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Service } from "../api/schemas";
-import { once } from "../api/once";
+import { lazy } from "../api/lazy";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import { checkInputs, requireValid, timeoutField, uuidField, UNKNOWN_VALUE, type Props } from "./inputs";
 import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
@@ -8,7 +8,7 @@ import { satisfies, type DesiredState } from "./stateTable";
 
 /* ServiceRunState's inputs (rules, defaults, check and diff) and its outputs; no output is ever undefined. */
 
-export const fieldSchemas = once(() => ({
+export const fieldSchemas = lazy(() => ({
   organizationId: { schema: uuidField("organizationId"), required: true },
   serviceId: { schema: uuidField("serviceId"), required: true },
   state: {

@@ -2,7 +2,7 @@ import type { ServiceCommand } from "../api/options";
 import { ApiError, QUOTED_CHARS } from "../api/errors";
 import { truncate } from "../api/redact";
 import type { Service } from "../api/schemas";
-import { isGone } from "./outcomes";
+import { isGone } from "./resourceErrors";
 
 /*
  * Warehouses share one data set: a primary's stop is refused while a secondary is not stopped, and a

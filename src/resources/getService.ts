@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { holdsSecret } from "../api/redact";
 import type { Service } from "../api/schemas";
 import { apiClientFor } from "../config";
 import { programOrganizationId, programStackConfig } from "./programDefaults";
@@ -18,25 +19,6 @@ export interface GetServiceArgs {
 
 /** Arguments of `getServiceOutput`: those of `getService`, each a value or an Output (e.g. a resource's `serviceId`). */
 export type GetServiceOutputArgs = { [K in keyof GetServiceArgs]: pulumi.Input<GetServiceArgs[K]> };
-
-/** Names that look like a credential: the spec's `encryptionKey`, and fields the API adds later (at any depth). */
-const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
-
-/** Whether a credential-like name is set, at any depth (iterative: network data). */
-export function holdsSecret(service: unknown): boolean {
-  const pending: { value: unknown; name: string }[] = [{ value: service, name: "" }];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const { value, name } = next;
-    if (value === null || value === undefined || value === "") continue;
-    if (typeof value === "object") {
-      const entries = Array.isArray(value)
-        ? value.map((item) => [name, item] as const)
-        : Object.entries(value);
-      for (const [key, item] of entries) pending.push({ value: item, name: key });
-    } else if (CREDENTIAL_NAME.test(name)) return true;
-  }
-  return false;
-}
 
 /**
  * Reads one service (GET) through the shared client: rate budget, retries, typed errors. Resolves

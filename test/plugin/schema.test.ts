@@ -8,7 +8,10 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { randomUUID } from "node:crypto";
 import { startEmulator } from "../../src/emulator";
 import { packageSchema } from "../../src/plugin/schema";
-import { reversePrivateEndpointDeletionFields, serviceRunStateFields } from "../../src/plugin/providerCode";
+import {
+  reversePrivateEndpointDeletionFields,
+  serviceRunStateFields,
+} from "../../src/plugin/providerInternals";
 import { engineCalls } from "./engineCalls";
 import { ROOT, sourcePluginCommand, startFakeEngine, startPlugin } from "./pluginProcess";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ApiError, ConflictError, createApiError, NotFoundError } from "../../src/api/errors";
-import { isGone } from "../../src/provider/outcomes";
+import { isGone } from "../../src/provider/resourceErrors";
 
 /*
  * What counts as "already gone" (README, ReversePrivateEndpointDeletion and Errors): one rule

@@ -83,7 +83,7 @@ describe("ServiceRunState diff", () => {
 });
 
 describe("ServiceRunState check, as the first one in a provider process", () => {
-  // The field schemas are built once per process (src/api/once.ts), most likely by an earlier
+  // The field schemas are built once per process (src/api/lazy.ts), most likely by an earlier
   // test: a second copy of the module builds them again, as a new provider host does.
   const fresh = () =>
     loadSecondCopy<typeof runState>(require.resolve("../../src/provider/serviceRunStateInputs"));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { holdsSecret } from "../../src/resources/getService";
+import { holdsSecret } from "../../src/api/redact";
 
 /*
  * The walk over a service read that decides whether getServiceOutput's result is secret:

@@ -20,4 +20,3 @@ export {
   withDefaults as serviceRunStateDefaults,
 } from "../provider/serviceRunStateInputs";
 export { satisfies } from "../provider/stateTable";
-export { holdsSecret } from "../resources/getService";
