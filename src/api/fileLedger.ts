@@ -76,7 +76,7 @@ export function ledgerPath(apiUrl: string, keyId: string, limit: RateLimit, base
 export interface FileLedgerOptions {
   /** The limit the file is for (its name says which): how long it may hold a request back is bounded by its window. */
   limit: RateLimit;
-  /** Added to this process's clock times in the file: the wall clock less the process's clock. */
+  /** Added to this process's clock times in the file; by default the wall clock less `now` when both are given. */
   offsetMs?: number;
   /** This process's clock time; by default the wall clock less the offset. */
   now?: () => number;
@@ -111,7 +111,9 @@ export class FileLedger implements BudgetLedger {
     readonly path: string,
     options: FileLedgerOptions,
   ) {
-    const offsetMs = (this.offsetMs = Math.round(options.offsetMs ?? 0));
+    const { now, wallNow } = options;
+    const measured = now && wallNow ? wallNow() - now() : 0;
+    const offsetMs = (this.offsetMs = Math.round(options.offsetMs ?? measured));
     this.limit = options.limit;
     this.now = options.now ?? (() => Date.now() - offsetMs);
     this.wallNow = options.wallNow;

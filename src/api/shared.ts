@@ -60,7 +60,7 @@ export function sharedBudget(
     sharedState().budgets,
     `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}${storeId}`,
     () => {
-      const fileOptions = { limit, offsetMs: Date.now() - clock.now(), now: clock.now, wallNow: Date.now };
+      const fileOptions = { limit, now: clock.now, wallNow: Date.now };
       const file =
         clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;
       if (store && clock === systemClock) return storeBudget(apiUrl, keyId, limit, file, store);

@@ -43,8 +43,7 @@ async function main(): Promise<void> {
   const [path, limitText, queuedText] = process.argv.slice(2);
   const limit = JSON.parse(limitText) as RateLimit;
   // As the client's shared budget maps its clock to the file's.
-  const offsetMs = Date.now() - systemClock.now();
-  const file = new FileLedger(path, { limit, offsetMs, now: systemClock.now, wallNow: Date.now });
+  const file = new FileLedger(path, { limit, now: systemClock.now, wallNow: Date.now });
   const budget = new RateBudget(limit, systemClock, 0, file);
   await budget.acquire();
   // Each reserves its slot in the file as it is called.
