@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from "undici";
-import { cancelledDetail } from "./abort";
+import { cancelledDetail, untilAborted } from "./abort";
+import { timerMs } from "./clock";
 import {
   ApiCancelledError,
   ApiConnectionError,
@@ -115,37 +116,20 @@ const CANCELLED = new Error("the caller cancelled the attempt");
 
 /**
  * One request and its answer within `totalTimeoutMs`, or until the caller's signal aborts: either
- * fails the attempt at once, even while it waits for a connection, and the request is aborted as soon
- * as a connection hands over its abort.
+ * fails the attempt at once, even while it waits for a connection (undici aborts the request itself
+ * once a connection takes it).
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
   // Cancelled before it started: not even a connection is opened.
   if (req.signal?.aborted) throw CANCELLED;
-  let endedBy: Error | undefined;
-  let abortRequest: Abort | undefined;
-  const onStart = (abort: Abort) => {
-    progress.sent = true;
-    abortRequest = abort;
-    if (endedBy) abort(endedBy);
-  };
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const ended = new Promise<never>((_resolve, reject) => {
-    const end = (why: Error) => {
-      endedBy ??= why;
-      reject(endedBy);
-      abortRequest?.(endedBy);
-    };
-    timer = setTimeout(() => end(TIMED_OUT), Math.max(1, req.totalTimeoutMs));
-    onAbort = () => end(CANCELLED);
-    if (req.signal?.aborted) onAbort();
-    else req.signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(timerMs(req.totalTimeoutMs))));
+  const stop = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+  const dispatcher = tracked(req.dispatcher, progress);
   try {
-    return await Promise.race([receive({ ...req, dispatcher: tracked(req.dispatcher, onStart) }), ended]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) req.signal?.removeEventListener("abort", onAbort);
+    return await untilAborted(receive({ ...req, dispatcher, signal: stop }), stop);
+  } catch (cause) {
+    if (stop.aborted) throw stop.reason === timeout.reason ? TIMED_OUT : CANCELLED;
+    throw cause;
   }
 }
 
@@ -162,6 +146,7 @@ async function receive(req: AttemptRequest<unknown>) {
     body: JSON.stringify(req.body) as string | undefined,
     headersTimeout: req.timeouts.headersMs,
     bodyTimeout: req.timeouts.bodyMs,
+    signal: req.signal,
   });
   // undici names headers in lower case; a repeated header's values come as a list.
   const headers = Object.fromEntries(
@@ -188,26 +173,19 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<{ text: string; 
   return { text: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString("utf8"), bytes };
 }
 
-type Abort = (reason: Error) => void;
-
 /**
- * `dispatcher`, handing `onStart` the request's abort once a connection has taken it, before its headers
- * are written: `onConnect(abort)`, or `onRequestStart(controller)` in undici's newer handler interface.
+ * `dispatcher`, marking the request sent once a connection has taken it, before its headers are
+ * written: `onConnect`, or `onRequestStart` in undici's newer handler interface.
  */
-function tracked(dispatcher: Dispatcher, onStart: (abort: Abort) => void): Dispatcher {
+function tracked(dispatcher: Dispatcher, progress: { sent: boolean }): Dispatcher {
   const track = (handler: Dispatcher.DispatchHandler) =>
     new Proxy(handler, {
       get(target, key) {
         const value: unknown = Reflect.get(target, key);
         if (typeof value !== "function") return value;
-        const bound = (value as (...args: unknown[]) => unknown).bind(target);
-        if (key !== "onConnect" && key !== "onRequestStart") return bound;
-        return (first: unknown, ...rest: unknown[]) => {
-          // The handler first: an abort before it has seen the connection would find it unready.
-          const result = bound(first, ...rest);
-          const controller = first as Dispatcher.DispatchController;
-          onStart(key === "onConnect" ? (first as Abort) : (reason) => controller.abort(reason));
-          return result;
+        return (...args: unknown[]) => {
+          if (key === "onConnect" || key === "onRequestStart") progress.sent = true;
+          return (value as (...args: unknown[]) => unknown).apply(target, args);
         };
       },
     });
