@@ -48,6 +48,15 @@ export async function startHostileServer(handler: HostileHandler): Promise<Hosti
   };
 }
 
+/** The URL of a port on 127.0.0.1 that nobody listens on: a connection to it is refused. */
+export async function refusedUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
 /** Writes `total` bytes of `fill` in 64 KB chunks, respecting back-pressure, until done or the client goes. */
 export function streamBytes(
   res: ServerResponse,

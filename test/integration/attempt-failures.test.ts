@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createServer, type AddressInfo, type Server } from "node:net";
+import { Agent } from "undici";
 import { ApiConnectionError, ApiTimeoutError } from "../../src/api/errors";
 import type { ApiClientOptions } from "../../src/api/options";
 import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
-import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { refusedUrl, startHostileServer, type HostileServer } from "../helpers/hostileServer";
 
 /*
  * Attempts that get no answer, over real sockets on 127.0.0.1: the exact message each failure
@@ -29,15 +30,6 @@ async function rawServer(reply: string): Promise<{ url: string; server: Server }
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-/** A port on 127.0.0.1 nobody listens on. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 /** Timers that keep the process alive. */
 const liveTimers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
 
@@ -53,13 +45,15 @@ describe("attempts without an answer", function () {
   });
 
   it("a refused connection reads: Connection failed (method path): code: the system's message", async () => {
-    const port = await closedPort();
-    const error = await failureOf(clientFor({ url: `http://127.0.0.1:${port}` }).getService(ORG, SVC));
+    const url = await refusedUrl();
+    const error = await failureOf(clientFor({ url }).getService(ORG, SVC));
     assert.ok(error instanceof ApiConnectionError, String(error));
     assert.equal(
       error.message,
-      `Connection failed (GET ${PATH}): ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}`,
+      `Connection failed (GET ${PATH}): ECONNREFUSED: connect ECONNREFUSED ${new URL(url).host}`,
     );
+    assert.ok(!(error instanceof ApiTimeoutError), String(error));
+    assert.equal((error.cause as { code?: string }).code, "ECONNREFUSED");
   });
 
   it("a server that does not speak HTTP is a connection failure naming the parser's complaint, with no code", async () => {
@@ -103,7 +97,7 @@ describe("attempts without an answer", function () {
 
     const refusedLines: string[] = [];
     const refused = clientFor(
-      { url: `http://127.0.0.1:${await closedPort()}` },
+      { url: await refusedUrl() },
       { retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 }, log: (line) => refusedLines.push(line) },
     );
     await failureOf(refused.getService(ORG, SVC));
@@ -136,5 +130,110 @@ describe("attempts without an answer", function () {
     const before = liveTimers();
     await client.getService(ORG, SVC);
     assert.equal(liveTimers(), before);
+  });
+
+  it("headers that never come are a timeout, with undici's code kept on a redacted cause", async () => {
+    server = await startHostileServer(() => undefined);
+    const error = await failureOf(
+      clientFor(server, { timeouts: { headersMs: 300, totalMs: 10_000 } }).getService(ORG, SVC),
+    );
+    assert.ok(error instanceof ApiTimeoutError, String(error));
+    assert.match(error.message, new RegExp(`^Timed out \\(GET ${PATH}\\): UND_ERR_HEADERS_TIMEOUT: `));
+    assert.equal((error.cause as { code?: string }).code, "UND_ERR_HEADERS_TIMEOUT");
+    assert.equal(error.status, undefined);
+  });
+
+  it("a whole attempt past its total deadline says how long it had", async () => {
+    server = await startHostileServer(() => undefined);
+    const error = await failureOf(clientFor(server, { timeouts: { totalMs: 250 } }).getService(ORG, SVC));
+    assert.ok(error instanceof ApiTimeoutError, String(error));
+    assert.equal(error.message, `Timed out (GET ${PATH}): no complete answer within 0.3 s`);
+  });
+
+  it("an attempt out of time closes its connection, with the headers or the body still to come", async () => {
+    for (const sendHeaders of [false, true]) {
+      let closed!: () => void;
+      const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+      server = await startHostileServer((_req, res, { write }) => {
+        res.on("close", closed);
+        if (!sendHeaders) return;
+        res.writeHead(200, { "content-type": "application/json" });
+        const timer = setInterval(() => write(" "), 50);
+        res.on("close", () => clearInterval(timer));
+      });
+      const error = await failureOf(clientFor(server, { timeouts: { totalMs: 200 } }).getService(ORG, SVC));
+      assert.ok(error instanceof ApiTimeoutError, String(error));
+      // Left open, the request would wait 30 s for headers, or read the trickle for good.
+      await connectionClosed;
+      await server.close();
+    }
+  });
+
+  it("an attempt out of time while it waits for a connection fails then, and is never sent", async () => {
+    // One connection to a server that never answers: the first call holds it, the second queues.
+    server = await startHostileServer(() => undefined);
+    const dispatcher = new Agent({ connections: 1 });
+    try {
+      const settled: string[] = [];
+      const first = failureOf(
+        clientFor(server, { dispatcher, timeouts: { totalMs: 1_500 } }).getService(ORG, SVC),
+      ).finally(() => settled.push("first"));
+      while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const queued = await failureOf(
+        clientFor(server, { dispatcher, timeouts: { totalMs: 100 } }).getService(ORG, SVC),
+      ).finally(() => settled.push("queued"));
+      assert.ok(queued instanceof ApiTimeoutError, String(queued));
+      assert.equal(queued.message, `Timed out (GET ${PATH}): no complete answer within 0.1 s`);
+      await first;
+      // It failed while the first call still held the connection, and it was not sent after.
+      assert.deepEqual(settled, ["queued", "first"]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(server.requests.length, 1);
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it("a PATCH out of time in the connection queue uses up no command and is not possibly applied; one sent is", async () => {
+    server = await startHostileServer(() => undefined);
+    const dispatcher = new Agent({ connections: 1 });
+    try {
+      const holder = failureOf(
+        clientFor(server, { dispatcher, timeouts: { totalMs: 1_500 } }).getService(ORG, SVC),
+      );
+      while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const applyBudget = { used: 0, max: 3 };
+      const patch = (totalMs: number) =>
+        failureOf(
+          clientFor(server!, { dispatcher, timeouts: { totalMs } }).changeServiceState(ORG, SVC, "start", {
+            applyBudget,
+          }),
+        );
+      const queued = await patch(100);
+      assert.ok(queued instanceof ApiTimeoutError, String(queued));
+      assert.equal(queued.possiblyApplied, false);
+      assert.equal(applyBudget.used, 0);
+      await holder;
+      const sent = await patch(300);
+      assert.ok(sent instanceof ApiTimeoutError, String(sent));
+      assert.equal(sent.possiblyApplied, true);
+      assert.equal(applyBudget.used, 1);
+      assert.deepEqual(
+        server.requests.map((r) => r.method),
+        ["GET", "PATCH"],
+      );
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it("a PATCH whose connection is refused was never sent: no command used, not possibly applied", async () => {
+    const applyBudget = { used: 0, max: 3 };
+    const error = await failureOf(
+      clientFor({ url: await refusedUrl() }).changeServiceState(ORG, SVC, "stop", { applyBudget }),
+    );
+    assert.ok(error instanceof ApiConnectionError, String(error));
+    assert.equal(error.possiblyApplied, false);
+    assert.equal(applyBudget.used, 0);
   });
 });
