@@ -1,7 +1,4 @@
-/**
- * How a call retries. Retried: network errors and timeouts, 408, 429, 500, 502, 503, 504, for GET,
- * DELETE and the state PATCH (a command to reach a state is safe to repeat). Never other 4xx.
- */
+/* How a call retries, as pure functions the client calls: what is retried, how long to wait, when to stop. */
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; 429s are not counted (see `countAttempt`). */
@@ -28,7 +25,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 /** No retry delay is shorter than this, whatever the scaling: no setting makes a tight loop. */
 export const MIN_RETRY_DELAY_MS = 10;
 
-export const RETRYABLE_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
+const RETRYABLE_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
 
 /** GET and DELETE are idempotent; PATCH .../state carries a target state, so repeating it is safe too. */
 export function isRetryableRequest(method: string, path: string): boolean {

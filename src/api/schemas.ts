@@ -33,6 +33,7 @@ const list = <T extends z.ZodType>(item: T) =>
 const endpoint = z.looseObject({ protocol: str(), host: str(), port: num(), username: str() });
 const ipAccessListEntry = z.looseObject({ source: str(), description: str() });
 
+// Every field of `Service`, and no other: the compiler holds the two lists together.
 const service = z.looseObject({
   id: str(),
   name: str(),
@@ -66,7 +67,7 @@ const service = z.looseObject({
   transparentDataEncryptionKeyId: str(),
   encryptionRoleId: str(),
   complianceType: str(),
-});
+} satisfies Record<keyof Service, z.ZodType>);
 
 /** `{status, requestId, result}` with a Service: the answer of the state-change and read operations. */
 export type ServiceEnvelope = { status: number; requestId: string | null; result: Service };

@@ -3,12 +3,12 @@
  * an `Output<Service>`'s lifted properties. A parsed Service holds no `undefined` (outputs refuse it).
  */
 
-/** A value the API may add later: any string, while editors still offer the known ones. */
+/** Open: a value the API adds later is accepted as any string, while editors still offer the known ones. */
 export type OpenString = string & {};
 
-/** Cloud provider of a service. Open: values the API adds later are accepted. */
+/** Cloud provider of a service. */
 export type CloudProvider = "aws" | "gcp" | "azure" | OpenString;
-/** Region of a service. Open: values the API adds later are accepted. */
+/** Region of a service. */
 export type ServiceRegion =
   | "ap-northeast-1"
   | "ap-south-1"
@@ -30,7 +30,7 @@ export type ServiceRegion =
   | "westus3"
   | "germanywestcentral"
   | OpenString;
-/** State of a service; `ServiceRunState` classifies it (see the README's table). Open: values the API adds later are accepted. */
+/** State of a service; `ServiceRunState` classifies it (see the README's table). */
 export type ServiceState =
   | "starting"
   | "stopping"
@@ -47,7 +47,7 @@ export type ServiceState =
   | "softdeleting"
   | "softdeleted"
   | OpenString;
-/** Tier of a service (deprecated by the API for newer organization tiers). Open: values the API adds later are accepted. */
+/** Tier of a service (deprecated by the API for newer organization tiers). */
 export type ServiceTier =
   | "development"
   | "production"
@@ -61,9 +61,9 @@ export type ServiceTier =
   | "dedicated_standard_n2d_standard_32_16SSD"
   | "dedicated_standard_n2d_standard_64_24SSD"
   | OpenString;
-/** Release channel: `fast` gets releases first, `slow` later, `default` the regular channel. Open: values the API adds later are accepted. */
+/** Release channel: `fast` gets releases first, `slow` later, `default` the regular channel. */
 export type ReleaseChannel = "slow" | "default" | "fast" | OpenString;
-/** Custom instance profile (ENTERPRISE organization tiers only). Open: values the API adds later are accepted. */
+/** Custom instance profile (ENTERPRISE organization tiers only). */
 export type ServiceProfile =
   | "v1-default"
   | "v1-highmem-xs"
@@ -76,9 +76,9 @@ export type ServiceProfile =
   | "v1-highcpu-l"
   | "v1-highcpu-xl"
   | OpenString;
-/** Regulatory compliance type. Open: values the API adds later are accepted. */
+/** Regulatory compliance type. */
 export type ComplianceType = "hipaa" | "pci" | OpenString;
-/** Protocol of a service endpoint. Open: values the API adds later are accepted. */
+/** Protocol of a service endpoint. */
 export type EndpointProtocol = "https" | "nativesecure" | "mysql" | OpenString;
 
 /** One endpoint of a service: protocol, host, port and optional username. */

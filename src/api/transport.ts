@@ -18,7 +18,7 @@ import { USER_AGENT } from "./version";
 /** Bodies are read up to this many bytes (a Service is a few KB); the rest is never buffered. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Longest server message kept on an error, after redaction. */
-export const MAX_SERVER_MESSAGE_CHARS = 500;
+const MAX_SERVER_MESSAGE_CHARS = 500;
 /** Longest request id kept (a uuid is 36 characters). */
 export const MAX_REQUEST_ID_CHARS = 100;
 /** Deepest nesting of a usable 2xx body (a Service nests 4 levels): every walk over it stays shallow. */
@@ -37,7 +37,7 @@ export interface Operation<T> {
   schema: ResponseSchema<T> | "any";
 }
 
-export interface AttemptRequest<T> extends Operation<T> {
+interface AttemptRequest<T> extends Operation<T> {
   /** Already checked against the operation's template. */
   url: string;
   authorization: string;
