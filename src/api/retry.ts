@@ -1,5 +1,7 @@
-/* How a call retries, as pure functions the client calls: what is retried, how long to wait, when to stop. */
-
+/**
+ * How a call retries. Retried: network errors and timeouts, 408, 429, 500, 502, 503, 504, for GET,
+ * DELETE and the state PATCH (a command to reach a state is safe to repeat). Never other 4xx.
+ */
 export interface RetryPolicy {
   /** Attempts in all, the first included; 429s are not counted (see `countAttempt`). */
   maxAttempts: number;
