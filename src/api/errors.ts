@@ -129,7 +129,7 @@ export class ConfigurationError extends DbcloudError {
   }
 }
 
-export function errorClassForStatus(status: number): typeof ApiError {
+function errorClassForStatus(status: number): typeof ApiError {
   if (status === 400) return BadRequestError;
   if (status === 401) return AuthenticationError;
   if (status === 403) return PermissionDeniedError;

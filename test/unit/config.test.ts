@@ -27,6 +27,7 @@ describe("rate limit settings as written", () => {
     assert.deepEqual(parseRateLimit("4/1.5s"), { requests: 4, windowMs: 1_500 });
     assert.deepEqual(parseRateLimit("4/1.25s"), { requests: 4, windowMs: 1_250 });
     assert.deepEqual(parseRateLimit("1/1s"), { requests: 1, windowMs: 1_000 });
+    assert.deepEqual(parseRateLimit("100/500ms"), { requests: 100, windowMs: 500 });
   });
 
   it("zero requests or a zero window is refused, saying why", () => {
@@ -36,8 +37,8 @@ describe("rate limit settings as written", () => {
       () => parseRateLimit("10/10h"),
       /"10\/10h" is not a rate limit: write it as <requests>\/<duration>/,
     );
-    assert.throws(() => parseRateLimit("x10/10s"), /not a rate limit/);
-    assert.throws(() => parseRateLimit("10/10sx"), /not a rate limit/);
+    for (const bad of ["x10/10s", "10/10sx", "10", "10/", "ten/1s"])
+      assert.throws(() => parseRateLimit(bad), /not a rate limit/);
   });
 });
 
@@ -76,6 +77,7 @@ describe("DBCLOUD_TIME_SCALE", () => {
 
 describe("configuration messages", () => {
   const none = () => undefined;
+  const stackConfig = (values: Record<string, string>) => (key: string) => values[key];
 
   it("each missing setting says how to set it; only the secret with --secret", () => {
     assert.throws(
@@ -182,6 +184,20 @@ describe("configuration messages", () => {
         return true;
       },
     );
+  });
+
+  it("prefers stack config over the environment; empty strings count as unset", () => {
+    const resolved = resolveConfig(
+      stackConfig({ "dbcloud:apiUrl": "https://config.example.com", "dbcloud:apiKeyId": "" }),
+      {
+        DBCLOUD_API_URL: "https://env.example.com",
+        DBCLOUD_API_KEY_ID: "env-id",
+        DBCLOUD_API_KEY_SECRET: "env-secret",
+      },
+    );
+    assert.equal(resolved.apiUrl, "https://config.example.com");
+    assert.equal(resolved.keyId, "env-id");
+    assert.deepEqual(resolved.rateLimit, { requests: 10, windowMs: 10_000 });
   });
 
   it("an empty environment value counts as unset", () => {

@@ -2,15 +2,22 @@ import assert from "node:assert/strict";
 import {
   ApiConnectionError,
   ApiError,
+  ApiTimeoutError,
+  AuthenticationError,
+  BadRequestError,
   ConfigurationError,
-  DbcloudError,
+  ConflictError,
   createApiError,
-  errorClassForStatus,
+  DbcloudError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
   ResponseValidationError,
   ServerError,
+  UnprocessableError,
 } from "../../src/api/errors";
 
-/* The error classes' messages and fields when parts are missing, and the 5xx boundary. */
+/* The error classes: the class for each status, and the messages and fields when parts are missing. */
 
 describe("error classes", () => {
   it("every error the package throws is a DbcloudError; a ResponseValidationError is not an ApiError", () => {
@@ -77,13 +84,6 @@ describe("error messages and fields", () => {
     }
   });
 
-  it("only 500 and above are server errors", () => {
-    assert.equal(errorClassForStatus(499), ApiError);
-    assert.equal(errorClassForStatus(500), ServerError);
-    assert.equal(errorClassForStatus(599), ServerError);
-    assert.equal(errorClassForStatus(423), ApiError);
-  });
-
   it("a response that does not fit lists its problems, with the request id when there is one", () => {
     const withId = new ResponseValidationError({
       status: 200,
@@ -116,5 +116,60 @@ describe("error messages and fields", () => {
     assert.equal(several.message, "Invalid configuration:\n- first\n- second");
     assert.equal(several.name, "ConfigurationError");
     assert.deepEqual(several.problems, ["first", "second"]);
+  });
+});
+
+describe("error factory", () => {
+  const table: [number, typeof ApiError][] = [
+    [400, BadRequestError],
+    [401, AuthenticationError],
+    [403, PermissionDeniedError],
+    [404, NotFoundError],
+    [409, ConflictError],
+    [422, UnprocessableError],
+    [424, UnprocessableError],
+    [429, RateLimitError],
+    [500, ServerError],
+    [502, ServerError],
+    [503, ServerError],
+    [599, ServerError],
+    [499, ApiError],
+    [423, ApiError],
+    [418, ApiError],
+    [408, ApiError],
+  ];
+  for (const [status, ErrorClass] of table) {
+    it(`${status} → ${ErrorClass.name}`, () => {
+      const error = createApiError({
+        status,
+        serverMessage: "boom",
+        requestId: "req-1",
+        method: "GET",
+        path: "/v1/x",
+      });
+      assert.equal(error.constructor, ErrorClass);
+      assert.ok(error instanceof ApiError && error instanceof Error);
+      assert.equal(error.name, ErrorClass.name);
+      assert.equal(error.status, status);
+      assert.equal(error.requestId, "req-1");
+      assert.equal(error.serverMessage, "boom");
+      assert.equal(error.message, `${status} boom (GET /v1/x, requestId req-1)`);
+      assert.ok(error.stack?.includes(ErrorClass.name));
+    });
+  }
+
+  it("connection and timeout errors are ApiErrors without a status", () => {
+    for (const ErrorClass of [ApiConnectionError, ApiTimeoutError]) {
+      const error = new ErrorClass({
+        status: undefined,
+        message: "m",
+        method: "GET",
+        path: "/p",
+        cause: new Error("c"),
+      });
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.status, undefined);
+      assert.equal((error.cause as Error).message, "c");
+    }
   });
 });

@@ -17,8 +17,16 @@ const UUID = "3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
 describe("ids", () => {
   it("a uuid is exactly 8-4-4-4-12 hex digits, in either case", () => {
     assert.ok(isUuid(UUID.toUpperCase()));
-    for (const bad of [`x${UUID}`, `${UUID}x`, UUID.replace("3f2a", "3g2a"), UUID.slice(1)]) {
-      assert.ok(!isUuid(bad), bad);
+    for (const bad of [
+      `x${UUID}`,
+      `${UUID}x`,
+      UUID.replace("3f2a", "3g2a"),
+      UUID.slice(1),
+      UUID.replaceAll("-", ""),
+      "",
+      42,
+    ]) {
+      assert.ok(!isUuid(bad), String(bad));
     }
   });
 
@@ -32,7 +40,7 @@ describe("ids", () => {
 
   it("an endpoint id is 1 to 128 allowed characters, and not dots alone", () => {
     for (const ok of ["a", "x".repeat(128), ".a", "a.", "a..b", "A-Z_0:9~"]) assert.ok(isEndpointId(ok), ok);
-    for (const bad of [".", "..", "....", "x".repeat(129), "a%b", " a", "a\n", 7]) {
+    for (const bad of [".", "..", "....", "x".repeat(129), "a%b", " a", "a\n", "", "a/b", 7]) {
       assert.ok(!isEndpointId(bad), JSON.stringify(bad));
     }
   });

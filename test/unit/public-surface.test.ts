@@ -106,4 +106,8 @@ describe("public surface", () => {
     assert.equal((error.cause as Error).message, "inner");
     assert.match(String(error.stack), /^NotFoundError: 404 gone/);
   });
+
+  it("PACKAGE_VERSION is package.json's (it is sent in the User-Agent)", () => {
+    assert.equal(root.PACKAGE_VERSION, require("../../package.json").version);
+  });
 });

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { inspect } from "node:util";
+import { ApiClient } from "../../src/api/client";
 import {
   basicAuthorization,
   REDACTED,
@@ -94,5 +96,18 @@ describe("redaction", () => {
   it("truncate keeps max characters and says how many more there were", () => {
     assert.equal(truncate("abcdef", 6), "abcdef");
     assert.equal(truncate("abcdefgh", 6), "abcdef… (2 more characters)");
+  });
+
+  it("a client shows no credential through JSON or inspect", () => {
+    const client = new ApiClient({
+      apiUrl: "https://api.example.com",
+      keyId: "kid",
+      keySecret: "s3cr3t-value",
+      rateLimit: false,
+    });
+    const token = Buffer.from("kid:s3cr3t-value").toString("base64");
+    for (const shown of [JSON.stringify(client), inspect(client, { depth: 5, showHidden: false })]) {
+      assert.ok(!shown.includes("s3cr3t-value") && !shown.includes(token), shown);
+    }
   });
 });

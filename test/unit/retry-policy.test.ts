@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   countAttempt,
   DEFAULT_RETRY_POLICY,
+  MIN_RETRY_DELAY_MS,
   retryDelayMs,
   isRetryableRequest,
   serverRequestedDelayMs,
@@ -10,14 +11,90 @@ import {
 } from "../../src/api/retry";
 
 /*
- * Edges of the retry policy that the tables in client-policy.test.ts do not reach: exact
- * boundaries, the deadline against the elapsed cap for 429s, and header values as written.
+ * The retry policy's pure functions, table by table, then edge by edge: which outcome of which
+ * request is retried, the delays, the waits a server names, and the two attempt counts.
  */
 
 const policy = DEFAULT_RETRY_POLICY;
 const tooMany: AttemptOutcome = { kind: "status", status: 429 };
 const unavailable: AttemptOutcome = { kind: "status", status: 503 };
 const base = { method: "GET", path: "/v1/organizations/o/services/s", attempt: 1, elapsedMs: 0, policy };
+
+describe("retry decision", () => {
+  const outcomes: [AttemptOutcome, boolean][] = [
+    ...[400, 401, 403, 404, 409, 422, 424, 501].map((status): [AttemptOutcome, boolean] => [
+      { kind: "status", status },
+      false,
+    ]),
+    ...[408, 429, 500, 502, 503, 504].map((status): [AttemptOutcome, boolean] => [
+      { kind: "status", status },
+      true,
+    ]),
+    [{ kind: "connection" }, true],
+    [{ kind: "timeout" }, true],
+  ];
+  const requests: [string, string, boolean][] = [
+    ["GET", "/v1/organizations/o/services/s", true],
+    ["DELETE", "/v1/organizations/o/services/s/pipesReversePrivateEndpoints/e", true],
+    ["PATCH", "/v1/organizations/o/services/s/state", true],
+    ["PATCH", "/v1/organizations/o/services/s", false],
+    ["POST", "/v1/organizations/o/services", false],
+  ];
+  for (const [method, path, retryableRequest] of requests) {
+    for (const [outcome, retryableOutcome] of outcomes) {
+      const expected = retryableRequest && retryableOutcome;
+      const name = outcome.kind === "status" ? String(outcome.status) : outcome.kind;
+      it(`${method} ${path.split("/").pop()} after ${name}: ${expected ? "retry" : "no retry"}`, () => {
+        assert.equal(shouldRetry({ ...base, method, path, outcome, nextDelayMs: 100 }), expected);
+      });
+    }
+  }
+
+  it("stops at the attempt cap and when the next wait would pass the elapsed cap", () => {
+    const failed = { ...base, outcome: unavailable };
+    assert.equal(shouldRetry({ ...failed, attempt: policy.maxAttempts - 1, nextDelayMs: 0 }), true);
+    assert.equal(shouldRetry({ ...failed, attempt: policy.maxAttempts, nextDelayMs: 0 }), false);
+    assert.equal(shouldRetry({ ...failed, elapsedMs: policy.maxElapsedMs - 10, nextDelayMs: 20 }), false);
+  });
+});
+
+describe("retry delay", () => {
+  it("is full jitter under an exponential ceiling capped at maxDelayMs", () => {
+    for (let retry = 1; retry <= 10; retry++) {
+      const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+      assert.equal(
+        retryDelayMs({ retry, policy, random: () => 0 }),
+        MIN_RETRY_DELAY_MS,
+        "never below the floor",
+      );
+      assert.equal(retryDelayMs({ retry, policy, random: () => 0.999999 }), Math.round(0.999999 * ceiling));
+    }
+  });
+
+  it("keeps a floor under every delay, however small the scaled policy", () => {
+    const tiny = { ...policy, baseDelayMs: 0.001, maxDelayMs: 0.03 };
+    for (const random of [() => 0, () => 0.5, () => 0.999]) {
+      assert.equal(retryDelayMs({ retry: 3, policy: tiny, random }), MIN_RETRY_DELAY_MS);
+      assert.equal(retryDelayMs({ retry: 3, policy: tiny, serverDelayMs: 0, random }), MIN_RETRY_DELAY_MS);
+    }
+  });
+
+  it("caps a server-named wait at maxServerDelayMs, and a huge retry number does not overflow", () => {
+    assert.equal(
+      retryDelayMs({ retry: 1, policy, serverDelayMs: 10 ** 12, random: () => 0 }),
+      policy.maxServerDelayMs,
+    );
+    assert.equal(
+      retryDelayMs({ retry: 5000, policy, random: () => 0.999999 }),
+      Math.round(0.999999 * policy.maxDelayMs),
+    );
+  });
+
+  it("honours a server-named wait, plus at most half a second of jitter", () => {
+    assert.equal(retryDelayMs({ retry: 1, policy, serverDelayMs: 7000, random: () => 0 }), 7000);
+    assert.equal(retryDelayMs({ retry: 5, policy, serverDelayMs: 7000, random: () => 0.999999 }), 7500);
+  });
+});
 
 describe("retry policy edges", () => {
   it("only a PATCH of exactly .../state is a retryable command", () => {
@@ -60,7 +137,31 @@ describe("retry policy edges", () => {
   });
 });
 
-describe("server-named waits as written", () => {
+describe("server-named waits", () => {
+  const noon = Date.parse("2026-11-22T12:00:00Z");
+  const table: [Record<string, string>, number | undefined][] = [
+    [{ "retry-after": "3" }, 3000],
+    [{ "retry-after": "1.5" }, 1500],
+    [{ "retry-after": "Sun, 22 Nov 2026 12:00:10 GMT" }, 10_000],
+    [{ "retry-after": "Sun, 22 Nov 2026 11:59:00 GMT" }, 0],
+    [{ "x-ratelimit-reset": "4" }, 4000],
+    [{ "x-ratelimit-reset": String(noon / 1000 + 6) }, 6000],
+    [{ "retry-after": "2", "x-ratelimit-reset": "5" }, 5000],
+    [{ "x-ratelimit-reset": String(noon + 7000) }, 7000], // epoch milliseconds
+    [{ "x-ratelimit-reset": String(noon / 1000 - 30) }, 0], // a reset already past
+    [{ "retry-after": "86400" }, 60_000], // a day: capped at maxServerDelayMs
+    [{ "x-ratelimit-reset": String(noon / 1000 + 10 ** 6) }, 60_000], // far-future epoch: capped
+    [{ "retry-after": "99999999999999999999999" }, undefined], // not a sane number at all
+    [{ "retry-after": "Sat, 01 Jan 2300 00:00:00 GMT" }, 60_000], // a date centuries away: capped
+    [{ "retry-after": "soon", "x-ratelimit-reset": "-1" }, undefined],
+    [{ "retry-after": "1e3" }, undefined],
+    [{}, undefined],
+  ];
+  for (const [headers, expected] of table) {
+    it(`${JSON.stringify(headers)} → ${expected}`, () =>
+      assert.equal(serverRequestedDelayMs(headers, noon), expected));
+  }
+
   const now = 1e12 - 5_000;
   it("surrounding spaces do not hide a wait", () => {
     assert.equal(serverRequestedDelayMs({ "retry-after": " 3 " }, now), 3_000);
