@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ApiClient } from "../../src/api/client";
 import type { ApiClientOptions } from "../../src/api/options";
 import { systemClock } from "../../src/api/clock";
@@ -15,7 +13,6 @@ import {
   ResponseValidationError,
 } from "../../src/api/errors";
 import { RateBudget } from "../../src/api/rateBudget";
-import { USER_AGENT } from "../../src/api/version";
 import { startEmulator, type Emulator } from "../../src/emulator";
 
 /* The client over real HTTP against the emulator on 127.0.0.1 (fast retries: base 5 ms). */
@@ -196,42 +193,5 @@ describe("API client against the emulator", function () {
     );
     assert.equal(results.length, 30);
     assert.ok(emulator.requests.filter((r) => r.status === 429).length > 0);
-  });
-});
-
-describe("API client headers", () => {
-  it("sends Basic auth, the User-Agent and JSON headers", async () => {
-    let seen: IncomingHttpHeaders | undefined;
-    let body = "";
-    const server = createServer((req, res) => {
-      seen = req.headers;
-      req.on("data", (c) => (body += c));
-      req.on("end", () => {
-        res.setHeader("content-type", "application/json");
-        res.end(
-          JSON.stringify({ status: 200, requestId: randomUUID(), result: { id: "s", state: "starting" } }),
-        );
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    try {
-      const port = (server.address() as AddressInfo).port;
-      const c = new ApiClient({
-        apiUrl: `http://127.0.0.1:${port}`,
-        keyId: "kid",
-        keySecret: "ksecret",
-        rateLimit: false,
-      });
-      await c.changeServiceState(randomUUID(), randomUUID(), "start");
-      assert.equal(seen!.authorization, `Basic ${Buffer.from("kid:ksecret").toString("base64")}`);
-      assert.equal(seen!["user-agent"], USER_AGENT);
-      assert.match(USER_AGENT, /^pulumi-dbcloud\/\d+\.\d+\.\d+$/);
-      assert.equal(seen!.accept, "application/json");
-      assert.equal(seen!["content-type"], "application/json");
-      assert.deepEqual(JSON.parse(body), { command: "start" });
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
   });
 });

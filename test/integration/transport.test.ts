@@ -197,22 +197,28 @@ describe("one attempt at the HTTP boundary", function () {
     assert.equal(error.serverMessage, `${"y".repeat(500)}… (${MAX_BODY_BYTES - 500} more characters)`);
   });
 
-  it("a GET carries no body and no content-type; a PATCH carries both", async () => {
-    const seen: { method: string; type: string | undefined; body: string }[] = [];
+  it("each request carries Basic auth, the User-Agent and Accept; only a PATCH carries a JSON body", async () => {
+    const seen: Record<string, string | undefined>[] = [];
     server = await startHostileServer((req, res) => {
       let body = "";
       req.on("data", (chunk) => (body += chunk));
       req.on("end", () => {
-        seen.push({ method: req.method ?? "", type: req.headers["content-type"], body });
+        const { authorization, accept, "user-agent": agent, "content-type": type } = req.headers;
+        seen.push({ method: req.method, authorization, agent, accept, type, body });
         res.end(serviceBody(SVC));
       });
     });
-    const client = clientFor(server);
+    const client = clientFor(server, { keyId: "kid", keySecret: "ksecret" });
     await client.getService(ORG, SVC);
     await client.changeServiceState(ORG, SVC, "stop");
+    const every = {
+      authorization: `Basic ${Buffer.from("kid:ksecret").toString("base64")}`,
+      agent: `pulumi-dbcloud/${(require("../../package.json") as { version: string }).version}`,
+      accept: "application/json",
+    };
     assert.deepEqual(seen, [
-      { method: "GET", type: undefined, body: "" },
-      { method: "PATCH", type: "application/json", body: '{"command":"stop"}' },
+      { method: "GET", ...every, type: undefined, body: "" },
+      { method: "PATCH", ...every, type: "application/json", body: '{"command":"stop"}' },
     ]);
   });
 });
