@@ -161,42 +161,36 @@ describe("API URLs", () => {
     return "problems" in checked ? checked.problems : [];
   };
 
+  const LOOPBACK_ONLY =
+    "http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://";
+  const CREDENTIALS = "the URL must not contain credentials; set the API key instead";
+  const QUERY = "the URL must not have a query or fragment";
+  const V1 = "give the base URL without the trailing /v1 (the client adds it)";
+
   it("each problem is named, all at once", () => {
-    assert.deepEqual(problems("ftp://x.example.com"), ["the scheme must be https (got ftp)"]);
-    assert.deepEqual(problems("http://10.0.0.1:8080"), [
-      "http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://10.0.0.1:8080",
-    ]);
-    assert.deepEqual(problems("https://user:pw@x.example.com"), [
-      "the URL must not contain credentials; set the API key instead",
-    ]);
-    assert.deepEqual(problems("https://user@x.example.com"), [
-      "the URL must not contain credentials; set the API key instead",
-    ]);
-    assert.deepEqual(problems("https://:pw@x.example.com"), [
-      "the URL must not contain credentials; set the API key instead",
-    ]);
-    assert.deepEqual(problems("https://x.example.com/#f"), ["the URL must not have a query or fragment"]);
-    assert.deepEqual(problems("https://x.example.com/v1/"), [
-      "give the base URL without the trailing /v1 (the client adds it)",
-    ]);
-    assert.deepEqual(problems("http://u:p@10.0.0.1/v1?q"), [
-      "http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://10.0.0.1",
-      "the URL must not contain credentials; set the API key instead",
-      "the URL must not have a query or fragment",
-      "give the base URL without the trailing /v1 (the client adds it)",
-    ]);
+    const table: [string, string[]][] = [
+      ["ftp://x.example.com", ["the scheme must be https (got ftp)"]],
+      ["http://10.0.0.1:8080", [`${LOOPBACK_ONLY}10.0.0.1:8080`]],
+      ["https://user:pw@x.example.com", [CREDENTIALS]],
+      ["https://user@x.example.com", [CREDENTIALS]],
+      ["https://:pw@x.example.com", [CREDENTIALS]],
+      ["https://x.example.com/#f", [QUERY]],
+      ["https://x.example.com/v1/", [V1]],
+      ["http://u:p@10.0.0.1/v1?q", [`${LOOPBACK_ONLY}10.0.0.1`, CREDENTIALS, QUERY, V1]],
+    ];
+    for (const [url, expected] of table) assert.deepEqual(problems(url), expected, url);
   });
 
   it("a URL that does not parse is quoted without its userinfo", () => {
-    assert.deepEqual(problems("user name:hunter2@nowhere"), [
-      '"***@nowhere" is not an absolute URL (expected e.g. https://api.example.com)',
-    ]);
-    assert.deepEqual(problems("https://u:hunter2@exa mple.com"), [
-      '"https://***@exa mple.com" is not an absolute URL (expected e.g. https://api.example.com)',
-    ]);
-    assert.deepEqual(problems("//u:hunter2@api.example.com"), [
-      '"//***@api.example.com" is not an absolute URL (expected e.g. https://api.example.com)',
-    ]);
+    for (const [url, shown] of [
+      ["user name:hunter2@nowhere", "***@nowhere"],
+      ["https://u:hunter2@exa mple.com", "https://***@exa mple.com"],
+      ["//u:hunter2@api.example.com", "//***@api.example.com"],
+    ]) {
+      assert.deepEqual(problems(url), [
+        `"${shown}" is not an absolute URL (expected e.g. https://api.example.com)`,
+      ]);
+    }
     assert.equal(withoutUserinfo("https://u:p@h/x@y"), "https://***@h/x@y");
     assert.equal(withoutUserinfo("https://h/path?x=a@b"), "https://h/path?x=a@b");
   });
