@@ -150,6 +150,12 @@ describe("attempts without an answer", function () {
     assert.equal(error.message, `Timed out (GET ${PATH}): no complete answer within 0.3 s`);
   });
 
+  it("a total time past what Node's timers hold is held at the longest timer, not ended at once", async () => {
+    server = await startHostileServer((_req, res) => setTimeout(() => res.end(serviceBody(SVC)), 50));
+    const client = clientFor(server, { timeouts: { totalMs: 2 ** 32 } });
+    assert.equal((await client.getService(ORG, SVC)).service.id, SVC);
+  });
+
   it("an attempt out of time closes its connection, with the headers or the body still to come", async () => {
     for (const sendHeaders of [false, true]) {
       let closed!: () => void;
