@@ -5,7 +5,7 @@ import { RateBudget } from "../../src/api/rateBudget";
 import { MAX_BODY_BYTES } from "../../src/api/transport";
 import type { ApiClientOptions } from "../../src/api/options";
 import * as provider from "../../src/provider";
-import { serviceBody, testClient } from "../helpers/apiClient";
+import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
 import {
   configureProviderFor,
   startHostileServer,
@@ -44,9 +44,11 @@ describe("bounded time: a call ends by its deadline, whatever the server does", 
   it("a server that never sends headers cannot hold a call past its deadline", async () => {
     server = await startHostileServer(() => undefined);
     const client = clientFor(server);
-    const { ms, error } = await elapsed(() => client.getService(ORG, SVC, { deadline: Date.now() + 1_500 }));
+    const error = await failureOf(client.getService(ORG, SVC, { deadline: Date.now() + 1_500 }));
     assert.ok(error instanceof ApiTimeoutError, String(error));
-    assert.ok(ms < 3_000, `ended after ${ms} ms`);
+    // The attempt's own limit was what the deadline left (the headers timeout is 30 s), and no retry followed.
+    assert.match(error.message, /\): no complete answer within 1\.\d s$/);
+    assert.equal(server.requests.length, 1);
   });
 
   it("a body trickled one byte at a time is cut by the attempt's total deadline", async () => {
@@ -56,10 +58,10 @@ describe("bounded time: a call ends by its deadline, whatever the server does", 
       res.on("close", () => clearInterval(timer));
     });
     const client = clientFor(server, { timeouts: { totalMs: 800 }, retry: { maxAttempts: 1 } });
-    const { ms, error } = await elapsed(() => client.getService(ORG, SVC));
+    const error = await failureOf(client.getService(ORG, SVC));
     assert.ok(error instanceof ApiTimeoutError, String(error));
+    // The attempt's total limit, not the body-idle timeout (which a trickle never trips), ended it.
     assert.match(error.message, /no complete answer within 0\.8 s/);
-    assert.ok(ms < 2_000, `ended after ${ms} ms: the body-idle timeout alone would never fire`);
   });
 
   it("create with timeoutSeconds 2 against a silent server fails within its timeout", async () => {
@@ -85,10 +87,9 @@ describe("bounded time: a call ends by its deadline, whatever the server does", 
     );
     const client = clientFor(server, { budget });
     await client.getService(ORG, SVC);
-    const { ms, error } = await elapsed(() => client.getService(ORG, SVC, { deadline: Date.now() + 2_000 }));
+    const error = await failureOf(client.getService(ORG, SVC, { deadline: Date.now() + 2_000 }));
     assert.ok(error instanceof ApiTimeoutError, String(error));
     assert.match(error.message, /^Timed out \(GET [^)]+\): .*rate budget has no slot before the deadline/);
-    assert.ok(ms < 500, `failed after ${ms} ms instead of sleeping`);
     assert.equal(server.requests.length, 1);
   });
 
@@ -97,11 +98,9 @@ describe("bounded time: a call ends by its deadline, whatever the server does", 
       res.writeHead(429, { "retry-after": "86400" });
       res.end('{"status":429,"error":"TOO_MANY_REQUESTS"}');
     });
-    const { ms, error } = await elapsed(() =>
-      clientFor(server!).getService(ORG, SVC, { deadline: Date.now() + 2_000 }),
-    );
+    const error = await failureOf(clientFor(server).getService(ORG, SVC, { deadline: Date.now() + 2_000 }));
+    // Given up at once with the 429 itself: a sleep to the deadline would have ended in a timeout.
     assert.ok(error instanceof RateLimitError, String(error));
-    assert.ok(ms < 1_000, `gave up after ${ms} ms`);
     assert.equal(server.requests.length, 1);
   });
 
@@ -142,12 +141,7 @@ describe("bounded memory: bodies are read with a cap", function () {
       res.writeHead(200, { "content-type": "application/json" });
       streamBytes(res, write, 100 * 1024 * 1024);
     });
-    const error = await clientFor(server)
-      .getService(ORG, SVC)
-      .then(
-        () => undefined,
-        (e: Error) => e,
-      );
+    const error = await failureOf(clientFor(server).getService(ORG, SVC));
     assert.ok(error instanceof ResponseValidationError, String(error));
     assert.match(error.message, new RegExp(`larger than ${MAX_BODY_BYTES} bytes`));
     // The client stopped reading and closed the connection: a while later, the server still
@@ -163,15 +157,11 @@ describe("bounded memory: bodies are read with a cap", function () {
       res.writeHead(503, { "content-type": "text/html" });
       streamBytes(res, write, 30 * 1024 * 1024, "e");
     });
-    const error = await clientFor(server, { retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 10 } })
-      .getService(ORG, SVC)
-      .then(
-        () => undefined,
-        (e: Error & { serverMessage?: string }) => e,
-      );
+    const client = clientFor(server, { retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 10 } });
+    const error = (await failureOf(client.getService(ORG, SVC))) as Error & { serverMessage?: string };
     assert.equal(server.requests.length, 3);
     assert.ok(server.bytesWritten() < 3 * 20 * 1024 * 1024, `server wrote ${server.bytesWritten()} bytes`);
-    assert.ok(error && (error as { serverMessage?: string }).serverMessage!.length < 600);
+    assert.ok(error.serverMessage!.length < 600);
   });
 });
 
