@@ -22,12 +22,10 @@ export function sleepUnlessAborted(clock: Clock, ms: number, signal: AbortSignal
 /** `promise`, or the signal's reason as soon as it aborts (the promise itself runs on). */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", onAbort!));
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_resolve, reject) => (onAbort = () => reject(signal.reason as Error)));
+  signal.addEventListener("abort", onAbort, { once: true });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 /** Why a call was cancelled, for an error's text: the reason's message, cut, without a second "Cancelled:". */
