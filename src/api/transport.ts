@@ -122,14 +122,16 @@ const CANCELLED = new Error("the caller cancelled the attempt");
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
   // Cancelled before it started: not even a connection is opened.
   if (req.signal?.aborted) throw CANCELLED;
-  const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(timerMs(req.totalTimeoutMs))));
-  const stop = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+  const ended = new AbortController();
+  const timer = setTimeout(() => ended.abort(TIMED_OUT), Math.max(1, timerMs(req.totalTimeoutMs)));
+  const onCancel = () => ended.abort(CANCELLED);
+  req.signal?.addEventListener("abort", onCancel, { once: true });
   const dispatcher = tracked(req.dispatcher, progress);
   try {
-    return await untilAborted(receive({ ...req, dispatcher, signal: stop }), stop);
-  } catch (cause) {
-    if (stop.aborted) throw stop.reason === timeout.reason ? TIMED_OUT : CANCELLED;
-    throw cause;
+    return await untilAborted(receive({ ...req, dispatcher, signal: ended.signal }), ended.signal);
+  } finally {
+    clearTimeout(timer);
+    req.signal?.removeEventListener("abort", onCancel);
   }
 }
 
