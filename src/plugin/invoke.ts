@@ -4,11 +4,10 @@ import { holdsSecret } from "../api/redact";
 import {
   checkFields,
   defaultOrganizationId,
-  ID_FIELDS,
   pickFields,
   providerContext,
   readDeadline,
-  serviceRunStateFields,
+  serviceRunStateSpec,
 } from "./providerInternals";
 import { checkFailure } from "./resourceHandlers";
 import { provpb } from "./rpc";
@@ -27,10 +26,11 @@ export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeRespon
     serviceId: args.serviceId,
   };
   // The same rules as the resources' ids, unknowns refused: a read needs real ids.
-  const failures = checkFields(ids, pickFields(serviceRunStateFields(), ID_FIELDS), false);
+  const idFields = pickFields(serviceRunStateSpec.fields(), ["organizationId", "serviceId"]);
+  const failures = checkFields(ids, idFields, false, given.secretKeys);
   const response = new provpb.InvokeResponse();
   if (failures.length) {
-    for (const { property, reason } of failures) response.addFailures(checkFailure(property, reason, given));
+    for (const { property, reason } of failures) response.addFailures(checkFailure(property, reason));
     return response;
   }
   const context = providerContext();

@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { quoted } from "../api/errors";
 import type { Props } from "../provider/inputs";
 import { engineTimeout, kindOf, type ResourceKind } from "./resources";
 import { provpb } from "./rpc";
@@ -70,7 +69,7 @@ function asStoredHere(kind: ResourceKind, olds: Props, news: Props): Props {
 /** What a create or update that must not act answers: the inputs, and every computed output unknown. */
 function unknownOutputs(kind: ResourceKind, inputs: Unwrapped): Struct {
   const outs: Props = { ...inputs.props };
-  for (const key of kind.computedOutputs()) outs[key] = UNKNOWN;
+  for (const key of kind.computedOutputs) outs[key] = UNKNOWN;
   return outputsFor(kind, outs, inputs);
 }
 
@@ -97,22 +96,19 @@ function withTimeout(props: Props, input: string | undefined, seconds: number): 
   return input && timeout !== undefined ? { ...props, [input]: timeout } : props;
 }
 
-/** A check failure for the engine, which shows them in clear: a value marked secret is never quoted. */
-export function checkFailure(property: string, reason: string, given: Unwrapped): pb.CheckFailure {
-  const shown = given.secretKeys.has(property)
-    ? reason.replace(`(got ${quoted(given.props[property])})`, "(got a secret value)")
-    : reason;
-  return new provpb.CheckFailure().setProperty(property).setReason(shown);
+/** A check failure for the engine, which shows them in clear (the field checks quote no secret value). */
+export function checkFailure(property: string, reason: string): pb.CheckFailure {
+  return new provpb.CheckFailure().setProperty(property).setReason(reason);
 }
 
 export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse> {
   const kind = kindOf(request.getUrn(), request.getType());
   const news = incoming(request.getNews());
-  const result = await kind.check(incoming(request.getOlds()).props, news.props);
+  // The values the program marked secret are named so, never quoted.
+  const result = await kind.check(incoming(request.getOlds()).props, news.props, news.secretKeys);
   const response = new provpb.CheckResponse();
   response.setInputs(toStruct(result.inputs, news.secretKeys));
-  for (const { property, reason } of result.failures)
-    response.addFailures(checkFailure(property, reason, news));
+  for (const { property, reason } of result.failures) response.addFailures(checkFailure(property, reason));
   return response;
 }
 

@@ -17,7 +17,8 @@ export type CheckFailure = { property: string; reason: string };
 /** Properties as the engine passes them: inputs, outputs or state, of any version. */
 export type Props = Record<string, unknown>;
 
-export type FieldSchemas = Record<string, { schema: z.ZodType; required: boolean }>;
+/** Each field's rule, whether check requires it, and whether its value may be quoted back. */
+export type FieldSchemas = Record<string, { schema: z.ZodType; required?: boolean; secret?: boolean }>;
 
 export function uuidField(name: string) {
   return z.string({ error: `${name} must be a string` }).refine(isUuid, {
@@ -39,10 +40,18 @@ export function timeoutField(name: string) {
     .max(MAX_TIMEOUT_SECONDS, { error: `${name} must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)` });
 }
 
-/** Validates each field on its own, so every problem names its property. */
-export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = true): CheckFailure[] {
+/**
+ * Validates each field on its own, so every problem names its property and quotes what it got,
+ * except a value that is secret: by its field, or as the caller received it (`secretKeys`).
+ */
+export function checkFields(
+  news: Props,
+  fields: FieldSchemas,
+  allowUnknown = true,
+  secretKeys?: ReadonlySet<string>,
+): CheckFailure[] {
   const failures: CheckFailure[] = [];
-  for (const [property, { schema, required }] of Object.entries(fields)) {
+  for (const [property, { schema, required, secret }] of Object.entries(fields)) {
     const value = news[property];
     if (value === UNKNOWN_VALUE && allowUnknown) continue;
     if (value === undefined || value === null) {
@@ -52,7 +61,8 @@ export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = tr
     const result = schema.safeParse(value);
     if (!result.success) {
       const reasons = [...new Set(result.error.issues.map((issue) => issue.message))];
-      failures.push({ property, reason: `${reasons.join("; ")} (got ${quoted(value)})` });
+      const got = secret || secretKeys?.has(property) ? "a secret value" : quoted(value);
+      failures.push({ property, reason: `${reasons.join("; ")} (got ${got})` });
     }
   }
   return failures;
@@ -74,11 +84,16 @@ export function pickFields(fields: FieldSchemas, names: readonly string[]): Fiel
 }
 
 /** The check of both resources: configured organization and given defaults first, then every field. */
-export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) {
+export function checkInputs(
+  news: Props,
+  fields: FieldSchemas,
+  defaults: Props,
+  secretKeys?: ReadonlySet<string>,
+) {
   const inputs: Props = { ...news };
   for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults }))
     if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
-  const failures = checkFields(inputs, fields);
+  const failures = checkFields(inputs, fields, true, secretKeys);
   for (const failure of failures) {
     if (failure.property === "organizationId" && inputs.organizationId === undefined) {
       failure.reason =

@@ -1,64 +1,35 @@
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
-import { lazy } from "../api/lazy";
 import { deadlineAfter, providerContext, readDeadline } from "./context";
-import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
-import {
-  checkInputs,
-  endpointIdField,
-  pickFields,
-  requireValid,
-  timeoutField,
-  uuidField,
-  UNKNOWN_VALUE,
-  type FieldSchemas,
-  type Props,
-  requireIdOfProperties,
-} from "./inputs";
+import { pickFields, requireIdOfProperties, requireValid, type FieldSchemas, type Props } from "./inputs";
 import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
+import { checkSpec, diffSpec, idOf, withDefaults } from "./spec";
+import { reversePrivateEndpointDeletionSpec as spec } from "./specs/reversePrivateEndpointDeletion";
 
-/* The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
+/* The provider side of ReversePrivateEndpointDeletion (its inputs: its spec): every method of its provider lands here. */
 
-const ID_FIELDS = ["organizationId", "serviceId", "reversePrivateEndpointId"] as const;
+export const fieldSchemas = spec.fields;
 
-export const fieldSchemas = lazy(() => ({
-  organizationId: { schema: uuidField("organizationId"), required: true },
-  serviceId: { schema: uuidField("serviceId"), required: true },
-  reversePrivateEndpointId: { schema: endpointIdField(), required: true },
-  timeoutSeconds: { schema: timeoutField("timeoutSeconds"), required: false },
-}));
-
-export async function check(_olds: Props, news: Props) {
-  return checkInputs(news, fieldSchemas(), { timeoutSeconds: DEFAULT_DELETE_TIMEOUT_SECONDS });
+export async function check(_olds: Props, news: Props, secretKeys?: ReadonlySet<string>) {
+  return checkSpec(spec, news, secretKeys);
 }
 
 /** Any id change is a replacement (the old endpoint is deleted); a timeout change an update with no API call. */
 export async function diff(_id: string, olds: Props, news: Props) {
-  requireValid("ReversePrivateEndpointDeletion diff", news, fieldSchemas(), true);
-  const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
-  const timeoutChange =
-    (olds.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS) !==
-    (news.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS);
-  return { changes: replaces.length > 0 || timeoutChange, replaces, deleteBeforeReplace: false };
+  return diffSpec(spec, olds, news);
 }
 
 /** The inputs, which are also the outputs; given the resource id, only when it names what they name. */
 function inputsOf(props: Props, what: string, id?: string, fields: FieldSchemas = fieldSchemas()) {
   const operation = `ReversePrivateEndpointDeletion ${what}`;
   requireValid(operation, props, fields);
-  const inputs = {
-    organizationId: props.organizationId as string,
-    serviceId: props.serviceId as string,
-    reversePrivateEndpointId: props.reversePrivateEndpointId as string,
-    timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_DELETE_TIMEOUT_SECONDS,
-  };
-  if (id !== undefined)
-    requireIdOfProperties(operation, id, ["organization", "service", "endpoint"], idParts(inputs));
+  const inputs = withDefaults(spec, props);
+  if (id !== undefined) requireIdOfProperties(operation, id, spec.id.labels, idParts(inputs));
   return inputs;
 }
 
 /** The parts of the resource id, which are joined by "/": organization, service, endpoint. */
-const idParts = (inputs: Props) => ID_FIELDS.map((field) => inputs[field]);
+const idParts = (inputs: Props) => spec.id.fields.map((field) => inputs[field]);
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props) {
@@ -84,7 +55,7 @@ export async function create(props: Props) {
     }
     throw error;
   }
-  return { id: idParts(inputs).join("/"), outs: inputs };
+  return { id: idOf(spec, inputs), outs: inputs };
 }
 
 export async function update(id: string, _olds: Props, news: Props) {

@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { DbcloudError, quoted } from "../../api/errors";
+import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "../defaults";
+import { timeoutField, uuidField } from "../inputs";
+import { defineResource, organizationIdField } from "../spec";
+import { satisfies, type DesiredState } from "../stateTable";
+
+/** An imported service's desired state is the one it shows; otherwise import waits for it to settle. */
+function desiredFromObserved(serviceId: unknown, observed: unknown): DesiredState {
+  const state = typeof observed === "string" ? observed : undefined;
+  if (satisfies(state, "running")) return "running";
+  if (satisfies(state, "stopped")) return "stopped";
+  throw new DbcloudError(
+    `dbcloud:index:ServiceRunState: cannot import service ${quoted(serviceId)} now: it is ` +
+      `${state ? quoted(state) : "in no reported state"}, neither running nor stopped: import it once it has settled`,
+  );
+}
+
+/** ServiceRunState: a service declared running or stopped. Its handlers: `../serviceRunState.ts`. */
+export const serviceRunStateSpec = defineResource({
+  name: "ServiceRunState",
+  description:
+    "Declares that a database service is running or stopped. `pulumi up` sends start or stop only when " +
+    "needed and waits for the state; `pulumi refresh` shows drift; destroy leaves the service as it is, " +
+    "or stops it with `onDestroy: stop`. Import id: the service id, or `organizationId/serviceId`.",
+  fields: () => ({
+    organizationId: organizationIdField(),
+    serviceId: {
+      schema: uuidField("serviceId"),
+      description: "The service (a uuid). Changing it replaces the resource.",
+      required: true,
+      replaces: true,
+    },
+    state: {
+      schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
+      description: "The run state the service must be in.",
+      required: true,
+      // Drift seen by refresh is a change too: the service no longer satisfies the state.
+      changed: (olds, news) =>
+        !satisfies(olds.observedState as string | undefined, news.state as DesiredState),
+    },
+    timeoutSeconds: {
+      schema: timeoutField("timeoutSeconds"),
+      description:
+        "How long create and update may wait for the state, in seconds (default 1200). The " +
+        "`customTimeouts` option, when set, bounds the wait instead.",
+      default: DEFAULT_TIMEOUT_SECONDS,
+      timeouts: ["create", "update"],
+    },
+    waitForState: {
+      schema: z.boolean({ error: "waitForState must be true or false" }),
+      description:
+        "Wait until the service is in the state (default true); false returns once the command is accepted.",
+      default: true,
+    },
+    onDestroy: {
+      schema: z.enum(["leave", "stop"], { error: 'onDestroy must be "leave" or "stop"' }),
+      description:
+        "What destroying the resource does to the service: `leave` it as it is (default), or `stop` it and wait.",
+      // State written before onDestroy existed means "leave": no update just for upgrading.
+      default: DEFAULT_ON_DESTROY,
+      invalidIsDefault: true,
+    },
+    deleteTimeoutSeconds: {
+      schema: timeoutField("deleteTimeoutSeconds"),
+      description:
+        "How long a stop on destroy may wait, in seconds. Default: `customTimeouts.delete`, else `timeoutSeconds`.",
+      timeouts: ["delete"],
+      invalidIsDefault: true,
+    },
+  }),
+  outputs: {
+    lastCommand: [
+      "LastCommand",
+      "The last start or stop this resource sent, when, and whether a read has shown it since.",
+    ],
+    observedState: ["string", "The state the service showed at the last read."],
+    serviceName: ["string", "The service's name."],
+    databaseVersion: ["string", "The service's database version."],
+    endpoints: ["ServiceEndpoint[]", "The service's endpoints."],
+  },
+  types: {
+    LastCommand: {
+      description: "The last start or stop a ServiceRunState sent.",
+      properties: {
+        command: ["string", "`start` or `stop`; empty when this resource has sent none."],
+        sentAt: ["string", "When the command was accepted (ISO 8601, UTC); empty with no command."],
+        seen: ["boolean", "Whether a read has shown the command since."],
+      },
+    },
+  },
+  id: { fields: ["serviceId"], labels: ["service"] },
+  importId: {
+    form:
+      "a service id, or organizationId/serviceId (e.g. 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b, or " +
+      "<organization uuid>/<service uuid>)",
+    fields: ["organizationId", "serviceId"],
+    minParts: 1,
+  },
+  adopt: (outputs) => ({ state: desiredFromObserved(outputs.serviceId, outputs.observedState) }),
+});
