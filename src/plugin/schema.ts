@@ -39,9 +39,6 @@ export const REPOSITORY = "https://github.com/pulumi-dbcloud/pulumi-dbcloud";
 const GO_MODULE = `${new URL(REPOSITORY).host}${new URL(REPOSITORY).pathname}/sdk/go`;
 const token = (name: string) => `${PACKAGE}:index:${name}`;
 
-/** Inputs a resource may leave out although check requires them: they default from the config. */
-const DEFAULTED_FROM_CONFIG = ["organizationId"];
-
 /** An input from its zod schema: its JSON type, and the values an enumeration allows named. */
 function inputSpec(where: string, description: string, schema: z.ZodType): PropertySpec {
   const json = z.toJSONSchema(schema, { unrepresentable: "any" }) as { type?: string; enum?: unknown[] };
@@ -71,7 +68,8 @@ function resourceSpec({ spec, dynamicType }: ResourceKind) {
   for (const [name, { schema, description }] of fields)
     inputProperties[name] = inputSpec(`${spec.name}.${name}`, description, schema);
   const requiredInputs = fields
-    .filter(([name, { required }]) => required && !DEFAULTED_FROM_CONFIG.includes(name))
+    // An input from the config may be left out although check requires it.
+    .filter(([, { required, fromConfig }]) => required && !fromConfig)
     .map(([name]) => name);
   // Every output holds each input that has a value after defaults, and the outputs read.
   const alwaysSet = fields.filter(([, field]) => field.required || field.default !== undefined);

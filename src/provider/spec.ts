@@ -24,6 +24,8 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   replaces?: boolean;
   /** Its value is never quoted back in a message. */
   secret?: boolean;
+  /** Left out, it is the provider's configured one (check) or the program's (the dynamic resource). */
+  fromConfig?: boolean;
   /** The timeouts that stand in for it when left out: the program's `customTimeouts`, the engine's. */
   timeouts?: readonly TimeoutKey[];
   /** A value its rule refuses is taken as the default where state is read unchecked (refresh). */
@@ -37,14 +39,14 @@ export type Fields = Record<string, FieldSpec>;
 /** An output's kind (`string`, `number`, `boolean`, an object type's name, `X[]`) and description. */
 export type OutputTable = Record<string, readonly [kind: string, description: string]>;
 
-export interface ResourceSpec<F extends Fields = Fields> {
+export interface ResourceSpec<F extends Fields = Fields, O extends OutputTable = OutputTable> {
   /** The type's name: `dbcloud:index:<name>`, the dynamic resource's `dbcloud:<name>`. */
   name: string;
   description: string;
   /** The inputs, in order: built on first use (schemas are costly to build). */
   fields: () => F;
   /** The outputs beyond the inputs, which every output repeats. */
-  outputs: OutputTable;
+  outputs: O;
   /** Object types its outputs name: each a description and its properties. */
   types?: Record<string, { description: string; properties: OutputTable }>;
   /** The inputs its id joins with "/", and how a message names each. */
@@ -56,7 +58,9 @@ export interface ResourceSpec<F extends Fields = Fields> {
 }
 
 /** A resource's spec, its fields built on first use. */
-export function defineResource<const F extends Fields>(spec: ResourceSpec<F>): ResourceSpec<F> {
+export function defineResource<const F extends Fields, const O extends OutputTable>(
+  spec: ResourceSpec<F, O>,
+): ResourceSpec<F, O> {
   return { ...spec, fields: lazy(spec.fields) };
 }
 
@@ -127,4 +131,5 @@ export const organizationIdField = () =>
     description: `${ORGANIZATION_DESCRIPTION} Changing it replaces the resource.`,
     required: true,
     replaces: true,
+    fromConfig: true,
   }) as const;

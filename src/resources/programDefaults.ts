@@ -1,6 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
 import { ConfigurationError, InvalidInputError, quoted } from "../api/errors";
 import { readSetting } from "../config";
+import type { LastCommandOutput } from "../provider/lastCommand";
+import type { EndpointOutput } from "../provider/serviceRunStateInputs";
+import type { Fields, InputsOf, OutputTable, ResourceSpec } from "../provider/spec";
 
 /*
  * Defaults resolved in the Pulumi program, not in the provider: the organization from stack config
@@ -58,4 +62,54 @@ export function customTimeoutSeconds(
     values.push(seconds);
   }
   return values.length ? Math.max(...values) : undefined;
+}
+
+type FieldsOf<S> = S extends ResourceSpec<infer F, OutputTable> ? F : never;
+type Optional<F> = F extends { required: true; fromConfig?: undefined } ? false : true;
+type ValueOf<F> = F extends { schema: infer S extends z.ZodType } ? z.infer<S> : never;
+
+/** A resource's arguments from its spec: each input a value or an `Input`, optional unless check requires it. */
+export type ArgsOf<S, F = FieldsOf<S>> = {
+  [K in keyof F as Optional<F[K]> extends true ? never : K]: pulumi.Input<ValueOf<F[K]>>;
+} & { [K in keyof F as Optional<F[K]> extends true ? K : never]?: pulumi.Input<ValueOf<F[K]>> };
+
+/** The TypeScript type of each output kind a spec names. */
+interface OutputKinds {
+  string: string;
+  number: number;
+  boolean: boolean;
+  LastCommand: LastCommandOutput;
+  "ServiceEndpoint[]": EndpointOutput[];
+}
+
+/** A resource's outputs from its spec: the inputs after defaults, and the outputs read. */
+export type OutputsOf<S> =
+  S extends ResourceSpec<infer F, infer O>
+    ? { readonly [K in keyof InputsOf<F>]-?: pulumi.Output<NonNullable<InputsOf<F>[K]>> } & {
+        readonly [K in keyof O]: pulumi.Output<OutputKinds[O[K][0] & keyof OutputKinds]>;
+      }
+    : never;
+
+/**
+ * The properties a dynamic resource passes: each input as given, the organization and the
+ * timeouts the program leaves out from its config and `customTimeouts`, and every output declared
+ * (undefined), so that the engine fills them in.
+ */
+export function programProps(
+  spec: ResourceSpec<Fields>,
+  name: string,
+  args: object,
+  opts: pulumi.CustomResourceOptions | undefined,
+): Record<string, unknown> {
+  const given = args as Record<string, unknown>;
+  const props: Record<string, unknown> = {};
+  for (const [field, { fromConfig, timeouts }] of Object.entries(spec.fields())) {
+    let value = given[field];
+    if (value == null && fromConfig) value = programOrganizationId(`${spec.name} "${name}"`);
+    else if (value == null && timeouts)
+      value = customTimeoutSeconds(spec.name, name, opts?.customTimeouts, timeouts);
+    props[field] = value;
+  }
+  for (const output of Object.keys(spec.outputs)) props[output] = undefined;
+  return props;
 }

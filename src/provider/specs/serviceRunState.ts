@@ -16,7 +16,11 @@ function desiredFromObserved(serviceId: unknown, observed: unknown): DesiredStat
   );
 }
 
-/** ServiceRunState: a service declared running or stopped. Its handlers: `../serviceRunState.ts`. */
+/**
+ * ServiceRunState: a service declared running or stopped. Its handlers: `../serviceRunState.ts`.
+ * Each input's and output's doc comment is what TypeScript programs read (the dynamic resource,
+ * its `customTimeouts`); its `description` what the schema and the other languages' SDKs show.
+ */
 export const serviceRunStateSpec = defineResource({
   name: "ServiceRunState",
   description:
@@ -24,13 +28,16 @@ export const serviceRunStateSpec = defineResource({
     "needed and waits for the state; `pulumi refresh` shows drift; destroy leaves the service as it is, " +
     "or stops it with `onDestroy: stop`. Import id: the service id, or `organizationId/serviceId`.",
   fields: () => ({
+    /** Organization of the service. Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
     organizationId: organizationIdField(),
+    /** The service (a uuid). Changing it replaces the resource. */
     serviceId: {
       schema: uuidField("serviceId"),
       description: "The service (a uuid). Changing it replaces the resource.",
       required: true,
       replaces: true,
     },
+    /** The run state the service must be in. */
     state: {
       schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
       description: "The run state the service must be in.",
@@ -39,6 +46,7 @@ export const serviceRunStateSpec = defineResource({
       changed: (olds, news) =>
         !satisfies(olds.observedState as string | undefined, news.state as DesiredState),
     },
+    /** How long create/update may wait for the state, in seconds. Default 1200, or the longer of `customTimeouts.create`/`.update`. */
     timeoutSeconds: {
       schema: timeoutField("timeoutSeconds"),
       description:
@@ -47,12 +55,14 @@ export const serviceRunStateSpec = defineResource({
       default: DEFAULT_TIMEOUT_SECONDS,
       timeouts: ["create", "update"],
     },
+    /** Wait until the service is in the state (default true); false returns once the command is accepted. */
     waitForState: {
       schema: z.boolean({ error: "waitForState must be true or false" }),
       description:
         "Wait until the service is in the state (default true); false returns once the command is accepted.",
       default: true,
     },
+    /** What destroy does to the service: `leave` it (default), or `stop` it and wait; a failed stop keeps the resource. */
     onDestroy: {
       schema: z.enum(["leave", "stop"], { error: 'onDestroy must be "leave" or "stop"' }),
       description:
@@ -61,6 +71,7 @@ export const serviceRunStateSpec = defineResource({
       default: DEFAULT_ON_DESTROY,
       invalidIsDefault: true,
     },
+    /** How long a stop on destroy may wait, in seconds. Default `customTimeouts.delete`, else `timeoutSeconds`. */
     deleteTimeoutSeconds: {
       schema: timeoutField("deleteTimeoutSeconds"),
       description:
@@ -70,13 +81,18 @@ export const serviceRunStateSpec = defineResource({
     },
   }),
   outputs: {
+    /** The last start or stop this resource sent, when, and whether a GET has shown it since. */
     lastCommand: [
       "LastCommand",
       "The last start or stop this resource sent, when, and whether a read has shown it since.",
     ],
+    /** The state last seen by the API (after create, update or refresh). */
     observedState: ["string", "The state the service showed at the last read."],
+    /** The service's name, as the API showed it last. */
     serviceName: ["string", "The service's name."],
+    /** The service's database version, as the API showed it last. */
     databaseVersion: ["string", "The service's database version."],
+    /** The service's endpoints (protocol, host, port, username), as the API showed them last. */
     endpoints: ["ServiceEndpoint[]", "The service's endpoints."],
   },
   types: {
