@@ -9,7 +9,6 @@ import {
   readDeadline,
   serviceRunStateSpec,
 } from "./providerInternals";
-import { checkFailure } from "./resourceHandlers";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct } from "./wire";
 
@@ -30,7 +29,8 @@ export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeRespon
   const failures = checkFields(ids, idFields, false, given.secretKeys);
   const response = new provpb.InvokeResponse();
   if (failures.length) {
-    for (const { property, reason } of failures) response.addFailures(checkFailure(property, reason));
+    for (const { property, reason } of failures)
+      response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
     return response;
   }
   const context = providerContext();

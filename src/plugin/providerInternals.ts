@@ -1,3 +1,6 @@
+import { reversePrivateEndpointDeletionSpec } from "../provider/specs/reversePrivateEndpointDeletion";
+import { serviceRunStateSpec } from "../provider/specs/serviceRunState";
+
 /*
  * Every module of the provider code the plugin reaches beyond the stable `pulumi-dbcloud/provider`
  * subpath (which serves Check through Delete): the resources' specs the table and schema derive
@@ -14,4 +17,7 @@ export {
   type OutputTable,
   type ResourceSpec,
 } from "../provider/spec";
-export { SPECS, serviceRunStateSpec } from "../provider/specs";
+export { serviceRunStateSpec };
+
+/** Every resource of the package, in the schema's order: adding a resource adds its spec here. */
+export const SPECS = [serviceRunStateSpec, reversePrivateEndpointDeletionSpec];

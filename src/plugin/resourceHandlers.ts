@@ -96,11 +96,6 @@ function withTimeout(props: Props, input: string | undefined, seconds: number): 
   return input && timeout !== undefined ? { ...props, [input]: timeout } : props;
 }
 
-/** A check failure for the engine, which shows them in clear (the field checks quote no secret value). */
-export function checkFailure(property: string, reason: string): pb.CheckFailure {
-  return new provpb.CheckFailure().setProperty(property).setReason(reason);
-}
-
 export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse> {
   const kind = kindOf(request.getUrn(), request.getType());
   const news = incoming(request.getNews());
@@ -108,7 +103,8 @@ export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse>
   const result = await kind.check(incoming(request.getOlds()).props, news.props, news.secretKeys);
   const response = new provpb.CheckResponse();
   response.setInputs(toStruct(result.inputs, news.secretKeys));
-  for (const { property, reason } of result.failures) response.addFailures(checkFailure(property, reason));
+  for (const { property, reason } of result.failures)
+    response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
   return response;
 }
 

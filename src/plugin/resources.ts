@@ -19,39 +19,27 @@ import {
  * import by id).
  */
 
-type Handler = (...args: never[]) => Promise<unknown>;
-
-export interface ResourceKind {
-  token: string;
-  spec: ResourceSpec;
-  /** The dynamic resource's type: the alias a stack moves its resources with. */
-  dynamicType: string;
-  check(
-    olds: Props,
-    news: Props,
-    secretKeys: ReadonlySet<string>,
-  ): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }>;
-  diff(id: string, olds: Props, news: Props): Promise<{ changes: boolean; replaces: string[] }>;
-  create(inputs: Props): Promise<{ id: string; outs: object }>;
-  read(id: string, props: Props): Promise<{ id: string; props: Props }>;
-  update(id: string, olds: Props, news: Props): Promise<{ outs: object }>;
-  delete(id: string, props: Props): Promise<void>;
-  /** The input that create and update wait within: the engine's `timeout` goes there. */
-  waitTimeoutInput?: string;
-  /** The input that delete waits within. */
-  deleteTimeoutInput?: string;
-  /** `pulumi import`: the resource's id and the properties to read from, given only the import id. */
-  importFrom(id: string): { id: string; props: Props };
-  /** `pulumi import`: the inputs to adopt, from what Read found. */
-  adoptedInputs(outputs: Props): Props;
-  /** The outputs read from the API rather than given: unknown until a create or update has run. */
-  computedOutputs: readonly string[];
-  /**
-   * The inputs the dynamic resource fills from `customTimeouts`, each with the value it has here
-   * when the program leaves it out (the engine's timeouts stand in for it instead).
-   */
-  customTimeoutInputs: Readonly<Props>;
+/** The provider functions a resource type calls, by their stored names (`<resource>Check` ...). */
+function handlers(spec: ResourceSpec) {
+  const stored = spec.name[0].toLowerCase() + spec.name.slice(1);
+  const of = <T>(operation: string): T => {
+    const handler = (provider as Record<string, unknown>)[`${stored}${operation}`];
+    if (typeof handler !== "function")
+      throw new Error(`pulumi-dbcloud/provider has no ${stored}${operation}`);
+    return handler as T;
+  };
+  return {
+    check: of<(olds: Props, news: Props, secretKeys: ReadonlySet<string>) => Promise<Checked>>("Check"),
+    diff: of<(id: string, olds: Props, news: Props) => Promise<{ changes: boolean; replaces: string[] }>>(
+      "Diff",
+    ),
+    create: of<(inputs: Props) => Promise<{ id: string; outs: object }>>("Create"),
+    read: of<(id: string, props: Props) => Promise<{ id: string; props: Props }>>("Read"),
+    update: of<(id: string, olds: Props, news: Props) => Promise<{ outs: object }>>("Update"),
+    delete: of<(id: string, props: Props) => Promise<void>>("Delete"),
+  };
 }
+type Checked = { inputs: Props; failures: { property: string; reason: string }[] };
 
 /** What the engine's timeout (seconds, 0 when none) makes of an input, within the provider's bound. */
 export function engineTimeout(seconds: number): number | undefined {
@@ -85,37 +73,40 @@ function importedIds(token: string, spec: ResourceSpec, id: string): Props {
   throw new InvalidInputError(`${cannot}; in this one, ${reasons.join("; ")}`);
 }
 
-/** The resource type of a spec: its handlers are the provider functions named after it. */
-function kindOfSpec(spec: ResourceSpec): ResourceKind {
+/** A resource type of the plugin: its spec, its handlers, and what the engine's messages need of it. */
+function kindOfSpec(spec: ResourceSpec) {
   const token = `dbcloud:index:${spec.name}`;
-  const stored = spec.name[0].toLowerCase() + spec.name.slice(1);
-  const handler = (operation: string) =>
-    (provider as unknown as Record<string, Handler>)[`${stored}${operation}`] as never;
   const timeouts = Object.entries(spec.fields()).filter(([, field]) => field.timeouts);
   return {
     token,
     spec,
+    ...handlers(spec),
+    /** The dynamic resource's type: the alias a stack moves its resources with. */
     dynamicType: `pulumi-nodejs:dynamic/dbcloud:${spec.name}`,
-    check: handler("Check"),
-    diff: handler("Diff"),
-    create: handler("Create"),
-    read: handler("Read"),
-    update: handler("Update"),
-    delete: handler("Delete"),
+    /** The inputs that create and update, and delete, wait within: the engine's `timeout` goes there. */
     waitTimeoutInput: timeoutInput(spec, "create"),
     deleteTimeoutInput: timeoutInput(spec, "delete"),
-    importFrom(id) {
+    /** `pulumi import`: the resource's id and the properties to read from, given only the import id. */
+    importFrom(id: string) {
       const props = importedIds(token, spec, id);
       return { id: idOf(spec, props), props };
     },
-    adoptedInputs: (outputs) => ({
+    /** `pulumi import`: the inputs to adopt, from what Read found. */
+    adoptedInputs: (outputs: Props): Props => ({
       ...Object.fromEntries(spec.importId.fields.map((field) => [field, outputs[field]])),
       ...spec.adopt?.(outputs),
     }),
+    /** The outputs read from the API rather than given: unknown until a create or update has run. */
     computedOutputs: Object.keys(spec.outputs),
-    customTimeoutInputs: Object.fromEntries(timeouts.map(([name, field]) => [name, field.default])),
+    /**
+     * The inputs the dynamic resource fills from `customTimeouts`, each with the value it has here
+     * when the program leaves it out (the engine's timeouts stand in for it instead).
+     */
+    customTimeoutInputs: Object.fromEntries(timeouts.map(([name, field]) => [name, field.default])) as Props,
   };
 }
+
+export type ResourceKind = ReturnType<typeof kindOfSpec>;
 
 export const RESOURCES: readonly ResourceKind[] = SPECS.map(kindOfSpec);
 

@@ -3,21 +3,15 @@ import { deadlineAfter, providerContext, readDeadline } from "./context";
 import { pickFields, requireIdOfProperties, requireValid, type FieldSchemas, type Props } from "./inputs";
 import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { checkSpec, diffSpec, idOf, withDefaults } from "./spec";
+import { checkAndDiff, idOf, withDefaults } from "./spec";
 import { reversePrivateEndpointDeletionSpec as spec } from "./specs/reversePrivateEndpointDeletion";
 
 /* The provider side of ReversePrivateEndpointDeletion (its inputs: its spec): every method of its provider lands here. */
 
 export const fieldSchemas = spec.fields;
 
-export async function check(_olds: Props, news: Props, secretKeys?: ReadonlySet<string>) {
-  return checkSpec(spec, news, secretKeys);
-}
-
 /** Any id change is a replacement (the old endpoint is deleted); a timeout change an update with no API call. */
-export async function diff(_id: string, olds: Props, news: Props) {
-  return diffSpec(spec, olds, news);
-}
+export const { check, diff } = checkAndDiff(spec);
 
 /** The inputs, which are also the outputs; given the resource id, only when it names what they name. */
 function inputsOf(props: Props, what: string, id?: string, fields: FieldSchemas = fieldSchemas()) {

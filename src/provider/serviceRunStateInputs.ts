@@ -1,7 +1,7 @@
 import type { Service } from "../api/schemas";
 import { requireValid, type Props } from "./inputs";
 import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
-import { checkSpec, diffSpec, withDefaults as defaultsOf, type InputsOf } from "./spec";
+import { checkAndDiff, withDefaults as defaultsOf, type InputsOf } from "./spec";
 import { serviceRunStateSpec as spec } from "./specs/serviceRunState";
 
 /* ServiceRunState's inputs (from its spec: rules, defaults, check and diff) and its outputs; no output is ever undefined. */
@@ -10,14 +10,7 @@ export const fieldSchemas = spec.fields;
 
 export const ID_FIELDS = ["organizationId", "serviceId"] as const;
 
-export async function check(_olds: Props, news: Props, secretKeys?: ReadonlySet<string>) {
-  return checkSpec(spec, news, secretKeys);
-}
-
-/** Outputs no longer written (`transitionSeconds`) are neither compared nor kept: old state shows no change. */
-export async function diff(_id: string, olds: Props, news: Props) {
-  return diffSpec(spec, olds, news);
-}
+export const { check, diff } = checkAndDiff(spec);
 
 export function inputsOf(props: Props, what: string) {
   requireValid(`ServiceRunState ${what}`, props, fieldSchemas());

@@ -84,29 +84,33 @@ export function withDefaults<F extends Fields>(spec: ResourceSpec<F>, props: Pro
   return inputs as InputsOf<F>;
 }
 
-/** Check: the configured organization and the defaults filled in, then every field validated. */
-export function checkSpec(spec: ResourceSpec, news: Props, secretKeys?: ReadonlySet<string>) {
-  const defaults = Object.entries(spec.fields())
-    .filter(([, field]) => field.default !== undefined)
-    .map(([name, field]) => [name, field.default]);
-  return checkInputs(news, spec.fields(), Object.fromEntries(defaults), secretKeys);
-}
-
-/** Diff: a replacing input unknown or changed replaces; any other input changed (defaults applied) updates. */
-export function diffSpec(spec: ResourceSpec, olds: Props, news: Props) {
-  const fields = spec.fields();
-  requireValid(`${spec.name} diff`, news, fields, true);
-  const changed = ([name, field]: [string, FieldSpec]) =>
-    news[name] === UNKNOWN_VALUE ||
-    (olds[name] ?? field.default) !== (news[name] ?? field.default) ||
-    (field.changed?.(olds, news) ?? false);
-  const entries = Object.entries(fields);
-  const replaces = entries.filter(([, field]) => field.replaces).filter(changed);
-  const updates = entries.filter(([, field]) => !field.replaces).some(changed);
+/**
+ * A resource's check and diff, as its provider functions. Check fills in the configured
+ * organization and the defaults, then validates every field. Diff replaces on a replacing input
+ * unknown or changed, and updates on any other input changed, defaults applied (state written
+ * before an input existed shows no change); outputs beyond the inputs are never compared.
+ */
+export function checkAndDiff(spec: ResourceSpec) {
+  const changed =
+    (olds: Props, news: Props) =>
+    ([name, field]: [string, FieldSpec]) =>
+      news[name] === UNKNOWN_VALUE ||
+      (olds[name] ?? field.default) !== (news[name] ?? field.default) ||
+      (field.changed?.(olds, news) ?? false);
   return {
-    changes: replaces.length > 0 || updates,
-    replaces: replaces.map(([name]) => name),
-    deleteBeforeReplace: false,
+    async check(_olds: Props, news: Props, secretKeys?: ReadonlySet<string>) {
+      const defaults = Object.entries(spec.fields()).map(([name, field]) => [name, field.default]);
+      const given = Object.fromEntries(defaults.filter(([, value]) => value !== undefined));
+      return checkInputs(news, spec.fields(), given, secretKeys);
+    },
+    async diff(_id: string, olds: Props, news: Props) {
+      requireValid(`${spec.name} diff`, news, spec.fields(), true);
+      const entries = Object.entries(spec.fields());
+      const replaces = entries.filter(([, field]) => field.replaces).filter(changed(olds, news));
+      const updates = entries.filter(([, field]) => !field.replaces).some(changed(olds, news));
+      const names = replaces.map(([name]) => name);
+      return { changes: names.length > 0 || updates, replaces: names, deleteBeforeReplace: false };
+    },
   };
 }
 
