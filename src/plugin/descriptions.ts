@@ -8,19 +8,16 @@ import { ORGANIZATION_DESCRIPTION } from "./providerInternals";
  * changed to another kind, does not compile until its entry here follows.
  */
 
-type KindOf<T> = T extends string
-  ? "string"
-  : T extends number
-    ? "number"
-    : T extends boolean
-      ? "boolean"
-      : T extends string[]
-        ? "string[]"
-        : T extends ServiceEndpoint[]
-          ? "ServiceEndpoint[]"
-          : T extends IpAccessListEntry[]
-            ? "IpAccessListEntry[]"
-            : never;
+/** The kinds of the Service tables, and the types they stand for. */
+type Kinds = {
+  string: string;
+  number: number;
+  boolean: boolean;
+  "string[]": string[];
+  "ServiceEndpoint[]": ServiceEndpoint[];
+  "IpAccessListEntry[]": IpAccessListEntry[];
+};
+type KindOf<T> = { [K in keyof Kinds]: [T] extends [Kinds[K]] ? K : never }[keyof Kinds];
 /** Each field of `T`: its kind (checked against the type) and its description. */
 export type FieldTable<T> = { [K in keyof Required<T>]: [KindOf<NonNullable<T[K]>>, string] };
 

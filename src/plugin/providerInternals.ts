@@ -1,5 +1,5 @@
-import { reversePrivateEndpointDeletionSpec } from "../provider/specs/reversePrivateEndpointDeletion";
-import { serviceRunStateSpec } from "../provider/specs/serviceRunState";
+import { reversePrivateEndpointDeletionSpec } from "../provider/reversePrivateEndpointDeletion";
+import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
 
 /*
  * Every module of the provider code the plugin reaches beyond the stable `pulumi-dbcloud/provider`

@@ -20,14 +20,8 @@ import { RESOURCES, type ResourceKind } from "./resources";
  * (descriptions.ts), the config from the provider's settings.
  */
 
-export interface PropertySpec {
-  type?: string;
-  items?: PropertySpec;
-  $ref?: string;
-  description?: string;
-  secret?: boolean;
-  defaultInfo?: { environment: string[] };
-}
+/** A property of the schema: a JSON type or a reference, a description, whether it is secret. */
+type PropertySpec = { type?: string; items?: PropertySpec; $ref?: string } & Record<string, unknown>;
 type Properties = Record<string, PropertySpec>;
 
 const PACKAGE = "dbcloud";

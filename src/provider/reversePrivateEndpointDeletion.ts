@@ -1,29 +1,87 @@
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
 import { deadlineAfter, providerContext, readDeadline } from "./context";
-import { pickFields, requireIdOfProperties, requireValid, type FieldSchemas, type Props } from "./inputs";
+import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
+import {
+  endpointIdField,
+  pickFields,
+  requireIdOfProperties,
+  requireValid,
+  timeoutField,
+  uuidField,
+  type FieldSchemas,
+  type Props,
+} from "./inputs";
 import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { checkAndDiff, idOf, withDefaults } from "./spec";
-import { reversePrivateEndpointDeletionSpec as spec } from "./specs/reversePrivateEndpointDeletion";
+import { checkAndDiff, defineResource, idOf, organizationIdField, withDefaults } from "./spec";
 
-/* The provider side of ReversePrivateEndpointDeletion (its inputs: its spec): every method of its provider lands here. */
+/* ReversePrivateEndpointDeletion: its spec, and every method of its provider. */
 
-export const fieldSchemas = spec.fields;
+/** ReversePrivateEndpointDeletion's spec (doc comments and descriptions: as in `serviceRunStateInputs.ts`). */
+export const reversePrivateEndpointDeletionSpec = defineResource({
+  name: "ReversePrivateEndpointDeletion",
+  description:
+    "Deletes a service's reverse private endpoint when this resource is destroyed (creating it deletes " +
+    "nothing). Import id: `organizationId/serviceId/reversePrivateEndpointId`.",
+  fields: () => ({
+    /** Organization of the service (a uuid). Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
+    organizationId: organizationIdField(),
+    /** The service the endpoint belongs to (a uuid). */
+    serviceId: {
+      schema: uuidField("serviceId"),
+      description: "The service the endpoint belongs to (a uuid). Changing it replaces the resource.",
+      required: true,
+      replaces: true,
+    },
+    /** The endpoint to delete on destroy: 1 to 128 of letters, digits and `. _ : ~ -`, not dots alone. */
+    reversePrivateEndpointId: {
+      schema: endpointIdField(),
+      description: "The reverse private endpoint to delete when this resource is destroyed.",
+      required: true,
+      replaces: true,
+    },
+    /** How long the DELETE on destroy may take, retries included, in seconds. Default 300, or `customTimeouts.delete`. */
+    timeoutSeconds: {
+      schema: timeoutField("timeoutSeconds"),
+      description:
+        "How long destroy may spend deleting the endpoint, in seconds (default 300). `customTimeouts.delete`, " +
+        "when set, bounds it instead.",
+      default: DEFAULT_DELETE_TIMEOUT_SECONDS,
+      timeouts: ["delete"],
+    },
+  }),
+  // Its outputs are its inputs.
+  outputs: {},
+  id: {
+    fields: ["organizationId", "serviceId", "reversePrivateEndpointId"],
+    labels: ["organization", "service", "endpoint"],
+  },
+  importId: {
+    form: "organizationId/serviceId/reversePrivateEndpointId (e.g. <organization uuid>/<service uuid>/rpe-1)",
+    fields: ["organizationId", "serviceId", "reversePrivateEndpointId"],
+    minParts: 3,
+  },
+});
+
+const spec = reversePrivateEndpointDeletionSpec;
 
 /** Any id change is a replacement (the old endpoint is deleted); a timeout change an update with no API call. */
 export const { check, diff } = checkAndDiff(spec);
 
 /** The inputs, which are also the outputs; given the resource id, only when it names what they name. */
-function inputsOf(props: Props, what: string, id?: string, fields: FieldSchemas = fieldSchemas()) {
+function inputsOf(props: Props, what: string, id?: string, fields: FieldSchemas = spec.fields()) {
   const operation = `ReversePrivateEndpointDeletion ${what}`;
   requireValid(operation, props, fields);
   const inputs = withDefaults(spec, props);
-  if (id !== undefined) requireIdOfProperties(operation, id, spec.id.labels, idParts(inputs));
+  if (id !== undefined)
+    requireIdOfProperties(
+      operation,
+      id,
+      spec.id.labels,
+      spec.id.fields.map((field) => (inputs as Props)[field]),
+    );
   return inputs;
 }
-
-/** The parts of the resource id, which are joined by "/": organization, service, endpoint. */
-const idParts = (inputs: Props) => spec.id.fields.map((field) => inputs[field]);
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props) {
@@ -58,7 +116,7 @@ export async function update(id: string, _olds: Props, news: Props) {
 
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const inputs = inputsOf(props, "read", id, pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
+  const inputs = inputsOf(props, "read", id, pickFields(spec.fields(), ["organizationId", "serviceId"]));
   const { client, signal } = providerContext();
   try {
     await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline(), signal });

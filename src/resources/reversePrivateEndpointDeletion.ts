@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
-import { reversePrivateEndpointDeletionSpec } from "../provider/specs/reversePrivateEndpointDeletion";
+import { reversePrivateEndpointDeletionSpec } from "../provider/reversePrivateEndpointDeletion";
 import { programProps, type ArgsOf, type OutputsOf } from "./programDefaults";
 
 /** The implementation, loaded by package name when a method runs: see serviceRunState.ts. */

@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
 import type { LastCommandOutput } from "../provider/lastCommand";
-import type { EndpointOutput } from "../provider/serviceRunStateInputs";
-import { serviceRunStateSpec } from "../provider/specs/serviceRunState";
+import { serviceRunStateSpec, type EndpointOutput } from "../provider/serviceRunStateInputs";
 import { programProps, type ArgsOf, type OutputsOf } from "./programDefaults";
 
 export type { EndpointOutput, LastCommandOutput };

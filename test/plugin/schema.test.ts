@@ -8,8 +8,8 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { randomUUID } from "node:crypto";
 import { startEmulator } from "../../src/emulator";
 import { packageSchema } from "../../src/plugin/schema";
-import { reversePrivateEndpointDeletionSpec } from "../../src/provider/specs/reversePrivateEndpointDeletion";
-import { serviceRunStateSpec } from "../../src/provider/specs/serviceRunState";
+import { reversePrivateEndpointDeletionSpec } from "../../src/provider/reversePrivateEndpointDeletion";
+import { serviceRunStateSpec } from "../../src/provider/serviceRunStateInputs";
 import { engineCalls } from "./engineCalls";
 import { ROOT, sourcePluginCommand, startFakeEngine, startPlugin } from "./pluginProcess";
 

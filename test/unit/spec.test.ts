@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { checkFields, uuidField } from "../../src/provider/inputs";
-import { outputsOf, withDefaults } from "../../src/provider/serviceRunStateInputs";
+import { outputsOf, serviceRunStateSpec, withDefaults } from "../../src/provider/serviceRunStateInputs";
 import { checkAndDiff, defineResource } from "../../src/provider/spec";
-import { serviceRunStateSpec } from "../../src/provider/specs/serviceRunState";
 
 /*
  * What the resources' specs promise beyond each resource's own tests: a value that is secret (by
