@@ -72,7 +72,11 @@ describe("resource specs", () => {
     const endpoint = { protocol: "https", host: "h", port: 1, username: "u" };
     const outputs = outputsOf(inputs, { state: "running", endpoints: [endpoint] }) as Record<string, unknown>;
     const fields = Object.keys(serviceRunStateSpec.fields());
-    assert.deepEqual(Object.keys(outputs), [...fields, ...Object.keys(serviceRunStateSpec.outputs)]);
+    assert.ok(Object.keys(inputs).every((name) => fields.includes(name)) && "deleteTimeoutSeconds" in inputs);
+    assert.deepEqual(Object.keys(outputs), [
+      ...Object.keys(inputs),
+      ...Object.keys(serviceRunStateSpec.outputs),
+    ]);
     const kindOf = (value: unknown): string =>
       Array.isArray(value) ? `${kindOf(value[0])}[]` : typeof value === "object" ? "object" : typeof value;
     for (const [name, [kind]] of Object.entries(serviceRunStateSpec.outputs)) {
