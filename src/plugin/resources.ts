@@ -46,13 +46,18 @@ export function engineTimeout(seconds: number): number | undefined {
   return seconds > 0 ? Math.min(seconds, MAX_TIMEOUT_SECONDS) : undefined;
 }
 
+/** The inputs an import id names: those that name the resource (a change replaces it). */
+const importFields = (spec: ResourceSpec) =>
+  Object.entries(spec.fields()).flatMap(([name, field]) => (field.replaces ? [name] : []));
+
 /**
  * The properties an import id names, right-aligned on the spec's import fields (a missing
  * organization from config), checked as the resource's ids are: an import error names the id as
  * given and its expected form, never the state.
  */
 function importedIds(token: string, spec: ResourceSpec, id: string): Props {
-  const { form, fields, minParts } = spec.importId;
+  const { form, minParts } = spec.importId;
+  const fields = importFields(spec);
   const cannot = `${token}: cannot import ${quoted(id)}: the import id is ${form}`;
   const parts = id.split("/");
   if (parts.length < minParts || parts.length > fields.length || !parts.every(Boolean))
@@ -93,7 +98,7 @@ function kindOfSpec(spec: ResourceSpec) {
     },
     /** `pulumi import`: the inputs to adopt, from what Read found. */
     adoptedInputs: (outputs: Props): Props => ({
-      ...Object.fromEntries(spec.importId.fields.map((field) => [field, outputs[field]])),
+      ...Object.fromEntries(importFields(spec).map((field) => [field, outputs[field]])),
       ...spec.adopt?.(outputs),
     }),
     /** The outputs read from the API rather than given: unknown until a create or update has run. */

@@ -58,7 +58,6 @@ export const reversePrivateEndpointDeletionSpec = defineResource({
   },
   importId: {
     form: "organizationId/serviceId/reversePrivateEndpointId (e.g. <organization uuid>/<service uuid>/rpe-1)",
-    fields: ["organizationId", "serviceId", "reversePrivateEndpointId"],
     minParts: 3,
   },
 });

@@ -114,7 +114,6 @@ export const serviceRunStateSpec = defineResource({
     form:
       "a service id, or organizationId/serviceId (e.g. 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b, or " +
       "<organization uuid>/<service uuid>)",
-    fields: ["organizationId", "serviceId"],
     minParts: 1,
   },
   adopt: (outputs) => ({ state: desiredFromObserved(outputs.serviceId, outputs.observedState) }),

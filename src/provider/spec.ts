@@ -51,8 +51,8 @@ export interface ResourceSpec<F extends Fields = Fields, O extends OutputTable =
   types?: Record<string, { description: string; properties: OutputTable }>;
   /** The inputs its id joins with "/", and how a message names each. */
   id: { fields: readonly string[]; labels: readonly string[] };
-  /** `pulumi import`: the inputs the id's parts name, right-aligned (missing leading ones from config). */
-  importId: { form: string; fields: readonly string[]; minParts: number };
+  /** `pulumi import`: the id's form; its parts name the replacing inputs, right-aligned (those left out from config). */
+  importId: { form: string; minParts: number };
   /** The inputs an import adopts beyond the id's, from what a read found. */
   adopt?: (outputs: Props) => Props;
 }

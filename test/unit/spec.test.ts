@@ -28,7 +28,7 @@ describe("resource specs", () => {
     }),
     outputs: {},
     id: { fields: ["organizationId"], labels: ["organization"] },
-    importId: { form: "organizationId", fields: ["organizationId"], minParts: 1 },
+    importId: { form: "organizationId", minParts: 1 },
   });
 
   const { check } = checkAndDiff(spec);
