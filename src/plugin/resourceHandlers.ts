@@ -54,22 +54,22 @@ function writtenByDynamic(...structs: (Struct | undefined)[]): boolean {
 /**
  * The old properties as this plugin would have stored them. The dynamic resource stored its
  * `customTimeouts` in the timeout inputs; here the engine's timeouts stand in for those inputs, so
- * where the program leaves one out, the value the dynamic resource stored is no change.
+ * where the program leaves one out (its value here: the default), the value stored is no change.
  */
 function asStoredHere(kind: ResourceKind, olds: Props, news: Props): Props {
   const stored = { ...olds };
-  for (const [key, leftOut] of Object.entries(kind.customTimeoutInputs)) {
-    if (news[key] !== leftOut) continue;
+  for (const [key, { timeouts, default: leftOut }] of Object.entries(kind.spec.fields())) {
+    if (!timeouts || news[key] !== leftOut) continue;
     if (leftOut === undefined) delete stored[key];
     else stored[key] = leftOut;
   }
   return stored;
 }
 
-/** What a create or update that must not act answers: the inputs, and every computed output unknown. */
+/** What a create or update that must not act answers: the inputs, and every output read from the API unknown. */
 function unknownOutputs(kind: ResourceKind, inputs: Unwrapped): Struct {
   const outs: Props = { ...inputs.props };
-  for (const key of kind.computedOutputs) outs[key] = UNKNOWN;
+  for (const key of Object.keys(kind.spec.outputs)) outs[key] = UNKNOWN;
   return outputsFor(kind, outs, inputs);
 }
 

@@ -81,13 +81,10 @@ function importedIds(token: string, spec: ResourceSpec, id: string): Props {
 /** A resource type of the plugin: its spec, its handlers, and what the engine's messages need of it. */
 function kindOfSpec(spec: ResourceSpec) {
   const token = `dbcloud:index:${spec.name}`;
-  const timeouts = Object.entries(spec.fields()).filter(([, field]) => field.timeouts);
   return {
     token,
     spec,
     ...handlers(spec),
-    /** The dynamic resource's type: the alias a stack moves its resources with. */
-    dynamicType: `pulumi-nodejs:dynamic/dbcloud:${spec.name}`,
     /** The inputs that create and update, and delete, wait within: the engine's `timeout` goes there. */
     waitTimeoutInput: timeoutInput(spec, "create"),
     deleteTimeoutInput: timeoutInput(spec, "delete"),
@@ -101,13 +98,6 @@ function kindOfSpec(spec: ResourceSpec) {
       ...Object.fromEntries(importFields(spec).map((field) => [field, outputs[field]])),
       ...spec.adopt?.(outputs),
     }),
-    /** The outputs read from the API rather than given: unknown until a create or update has run. */
-    computedOutputs: Object.keys(spec.outputs),
-    /**
-     * The inputs the dynamic resource fills from `customTimeouts`, each with the value it has here
-     * when the program leaves it out (the engine's timeouts stand in for it instead).
-     */
-    customTimeoutInputs: Object.fromEntries(timeouts.map(([name, field]) => [name, field.default])) as Props,
   };
 }
 

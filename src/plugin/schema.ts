@@ -56,7 +56,7 @@ function fromTable(table: OutputTable, secret: (name: string) => boolean = () =>
   return properties;
 }
 
-function resourceSpec({ spec, dynamicType }: ResourceKind) {
+function resourceSpec({ spec }: ResourceKind) {
   const fields = Object.entries(spec.fields());
   const inputProperties: Properties = {};
   for (const [name, { schema, description }] of fields)
@@ -73,7 +73,8 @@ function resourceSpec({ spec, dynamicType }: ResourceKind) {
     requiredInputs,
     properties: { ...inputProperties, ...fromTable(spec.outputs) },
     required: [...alwaysSet.map(([name]) => name), ...Object.keys(spec.outputs)],
-    aliases: [{ type: dynamicType }],
+    // The dynamic resource's type: the alias a stack moves its resources with.
+    aliases: [{ type: `pulumi-nodejs:dynamic/dbcloud:${spec.name}` }],
   };
 }
 

@@ -12,8 +12,8 @@ import { satisfies, type DesiredState } from "./stateTable";
 /** An imported service's desired state is the one it shows; otherwise import waits for it to settle. */
 function desiredFromObserved(serviceId: unknown, observed: unknown): DesiredState {
   const state = typeof observed === "string" ? observed : undefined;
-  if (satisfies(state, "running")) return "running";
-  if (satisfies(state, "stopped")) return "stopped";
+  const desired = (["running", "stopped"] as const).find((target) => satisfies(state, target));
+  if (desired) return desired;
   throw new DbcloudError(
     `dbcloud:index:ServiceRunState: cannot import service ${quoted(serviceId)} now: it is ` +
       `${state ? quoted(state) : "in no reported state"}, neither running nor stopped: import it once it has settled`,

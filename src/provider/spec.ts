@@ -64,13 +64,16 @@ export function defineResource<const F extends Fields, const O extends OutputTab
   return { ...spec, fields: lazy(spec.fields) };
 }
 
-type Valued<F> = F extends { required: true } ? true : F extends { default: unknown } ? true : false;
 type Of<F> = F extends FieldSpec<infer S> ? z.infer<S> : never;
+/** The fields of `F` whose spec is a `P`. */
+export type FieldsWith<F, P> = { [K in keyof F]: F[K] extends P ? K : never }[keyof F];
+/** Each field of `F` as its value: those in `Present` always there, the others optional. */
+export type ValuesOf<F, Present> = { [K in keyof F as K extends Present ? K : never]: Of<F[K]> } & {
+  [K in keyof F as K extends Present ? never : K]?: Of<F[K]>;
+};
 
-/** The inputs after defaults: always-present fields required, the others optional. */
-export type InputsOf<F extends Fields> = {
-  [K in keyof F as Valued<F[K]> extends true ? K : never]: Of<F[K]>;
-} & { [K in keyof F as Valued<F[K]> extends true ? never : K]?: Of<F[K]> };
+/** The inputs after defaults: those required or with a default are always there. */
+export type InputsOf<F> = ValuesOf<F, FieldsWith<F, { required: true } | { default: unknown }>>;
 
 /** Each input, left out or null, as its default; a field without either is left out. */
 export function withDefaults<F extends Fields>(spec: ResourceSpec<F>, props: Props): InputsOf<F> {

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { z } from "zod";
 import { ConfigurationError, InvalidInputError, quoted } from "../api/errors";
 import { readSetting } from "../config";
 import type { LastCommandOutput } from "../provider/lastCommand";
 import type { EndpointOutput } from "../provider/serviceRunStateInputs";
-import type { Fields, InputsOf, OutputTable, ResourceSpec } from "../provider/spec";
+import type { Fields, FieldsWith, InputsOf, OutputTable, ResourceSpec, ValuesOf } from "../provider/spec";
 
 /*
  * Defaults resolved in the Pulumi program, not in the provider: the organization from stack config
@@ -64,14 +63,12 @@ export function customTimeoutSeconds(
   return values.length ? Math.max(...values) : undefined;
 }
 
-type FieldsOf<S> = S extends ResourceSpec<infer F, OutputTable> ? F : never;
-type Optional<F> = F extends { required: true; fromConfig?: undefined } ? false : true;
-type ValueOf<F> = F extends { schema: infer S extends z.ZodType } ? z.infer<S> : never;
-
-/** A resource's arguments from its spec: each input a value or an `Input`, optional unless check requires it. */
-export type ArgsOf<S, F = FieldsOf<S>> = {
-  [K in keyof F as Optional<F[K]> extends true ? never : K]: pulumi.Input<ValueOf<F[K]>>;
-} & { [K in keyof F as Optional<F[K]> extends true ? K : never]?: pulumi.Input<ValueOf<F[K]>> };
+/** A resource's arguments from its spec: each input a value or an `Input`, optional unless the program must give it. */
+export type ArgsOf<S> =
+  S extends ResourceSpec<infer F, OutputTable>
+    ? { [K in keyof ValuesOf<F, Given<F>>]: pulumi.Input<ValuesOf<F, Given<F>>[K]> }
+    : never;
+type Given<F> = FieldsWith<F, { required: true; fromConfig?: undefined }>;
 
 /** The TypeScript type of each output kind a spec names. */
 interface OutputKinds {
