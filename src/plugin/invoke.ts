@@ -5,6 +5,7 @@ import {
   checkFields,
   defaultOrganizationId,
   pickFields,
+  withSecrets,
   providerContext,
   readDeadline,
   serviceRunStateSpec,
@@ -26,7 +27,7 @@ export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeRespon
   };
   // The same rules as the resources' ids, unknowns refused: a read needs real ids.
   const idFields = pickFields(serviceRunStateSpec.fields(), ["organizationId", "serviceId"]);
-  const failures = checkFields(ids, idFields, false, given.secretKeys);
+  const failures = checkFields(ids, withSecrets(idFields, given.secretKeys), false);
   const response = new provpb.InvokeResponse();
   if (failures.length) {
     for (const { property, reason } of failures)

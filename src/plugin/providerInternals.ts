@@ -9,7 +9,7 @@ import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
 export { CONFIG_SETTINGS, defaultOrganizationId } from "../config";
 export { cancelAll, providerContext, readDeadline } from "../provider/context";
 export { MAX_TIMEOUT_SECONDS } from "../provider/defaults";
-export { checkFields, pickFields } from "../provider/inputs";
+export { checkFields, pickFields, withSecrets } from "../provider/inputs";
 export {
   idOf,
   ORGANIZATION_DESCRIPTION,

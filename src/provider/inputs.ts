@@ -40,16 +40,8 @@ export function timeoutField(name: string) {
     .max(MAX_TIMEOUT_SECONDS, { error: `${name} must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)` });
 }
 
-/**
- * Validates each field on its own, so every problem names its property and quotes what it got,
- * except a value that is secret: by its field, or as the caller received it (`secretKeys`).
- */
-export function checkFields(
-  news: Props,
-  fields: FieldSchemas,
-  allowUnknown = true,
-  secretKeys?: ReadonlySet<string>,
-): CheckFailure[] {
+/** Validates each field on its own, so every problem names its property and what it got (a secret unquoted). */
+export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = true): CheckFailure[] {
   const failures: CheckFailure[] = [];
   for (const [property, { schema, required, secret }] of Object.entries(fields)) {
     const value = news[property];
@@ -61,7 +53,7 @@ export function checkFields(
     const result = schema.safeParse(value);
     if (!result.success) {
       const reasons = [...new Set(result.error.issues.map((issue) => issue.message))];
-      const got = secret || secretKeys?.has(property) ? "a secret value" : quoted(value);
+      const got = secret ? "a secret value" : quoted(value);
       failures.push({ property, reason: `${reasons.join("; ")} (got ${got})` });
     }
   }
@@ -79,21 +71,24 @@ export function requireValid(what: string, props: Props, fields: FieldSchemas, a
   }
 }
 
+/** The fields, those whose values the caller received as secrets (`secretKeys`) marked secret too. */
+export function withSecrets(fields: FieldSchemas, secretKeys: ReadonlySet<string> = new Set()): FieldSchemas {
+  const marked: FieldSchemas = {};
+  for (const [name, field] of Object.entries(fields))
+    marked[name] = { ...field, secret: field.secret || secretKeys.has(name) };
+  return marked;
+}
+
 export function pickFields(fields: FieldSchemas, names: readonly string[]): FieldSchemas {
   return Object.fromEntries(names.map((name) => [name, fields[name]]));
 }
 
 /** The check of both resources: configured organization and given defaults first, then every field. */
-export function checkInputs(
-  news: Props,
-  fields: FieldSchemas,
-  defaults: Props,
-  secretKeys?: ReadonlySet<string>,
-) {
+export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) {
   const inputs: Props = { ...news };
   for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults }))
     if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
-  const failures = checkFields(inputs, fields, true, secretKeys);
+  const failures = checkFields(inputs, fields);
   for (const failure of failures) {
     if (failure.property === "organizationId" && inputs.organizationId === undefined) {
       failure.reason =

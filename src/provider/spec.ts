@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { lazy } from "../api/lazy";
-import { checkInputs, requireValid, uuidField, UNKNOWN_VALUE, type Props } from "./inputs";
+import { checkInputs, requireValid, uuidField, withSecrets, UNKNOWN_VALUE, type Props } from "./inputs";
 
 /*
  * A resource said once: each input with its rule, default, description, whether a change replaces
@@ -104,7 +104,7 @@ export function checkAndDiff(spec: ResourceSpec) {
     async check(_olds: Props, news: Props, secretKeys?: ReadonlySet<string>) {
       const defaults = Object.entries(spec.fields()).map(([name, field]) => [name, field.default]);
       const given = Object.fromEntries(defaults.filter(([, value]) => value !== undefined));
-      return checkInputs(news, spec.fields(), given, secretKeys);
+      return checkInputs(news, withSecrets(spec.fields(), secretKeys), given);
     },
     async diff(_id: string, olds: Props, news: Props) {
       requireValid(`${spec.name} diff`, news, spec.fields(), true);
