@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DbcloudError, quoted } from "../api/errors";
-import type { Service } from "../api/schemas";
+import type { Service, ServiceEndpoint } from "../api/schemas";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import { requireValid, timeoutField, uuidField, type Props } from "./inputs";
 import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
@@ -135,17 +135,10 @@ export const withDefaults = (props: Props) => defaultsOf(serviceRunStateSpec, pr
 
 export type ServiceRunStateInputs = ReturnType<typeof withDefaults>;
 
-/** One endpoint of the service, as kept in the outputs (absent values as "" or 0). */
-export interface EndpointOutput {
-  /** `https`, `nativesecure` or `mysql` (or a protocol the API adds later). */
-  protocol: string;
-  /** Host name. */
-  host: string;
-  /** Port number. */
-  port: number;
-  /** Username of the endpoint, or null. */
-  username: string | null;
-}
+/** One endpoint of the service as the outputs keep it: every field there (absent as "" or 0, a username as null). */
+export type EndpointOutput = {
+  [K in keyof ServiceEndpoint]-?: K extends "username" ? string | null : NonNullable<ServiceEndpoint[K]>;
+};
 
 /** The outputs after the API showed `service`: the inputs plus what it showed (the engine rejects undefined). */
 export function outputsOf(inputs: ServiceRunStateInputs, service: Service, lastCommand?: SentCommand) {
