@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { InvalidInputError, quoted } from "../api/errors";
 import { isEndpointId, isUuid } from "../api/guards";
-import { defaultOrganizationId } from "../config";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
 /*
@@ -81,22 +80,6 @@ export function withSecrets(fields: FieldSchemas, secretKeys: ReadonlySet<string
 
 export function pickFields(fields: FieldSchemas, names: readonly string[]): FieldSchemas {
   return Object.fromEntries(names.map((name) => [name, fields[name]]));
-}
-
-/** The check of both resources: configured organization and given defaults first, then every field. */
-export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) {
-  const inputs: Props = { ...news };
-  for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults }))
-    if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
-  const failures = checkFields(inputs, fields);
-  for (const failure of failures) {
-    if (failure.property === "organizationId" && inputs.organizationId === undefined) {
-      failure.reason =
-        "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
-        "or environment variable DBCLOUD_ORGANIZATION_ID";
-    }
-  }
-  return { inputs, failures };
 }
 
 /**

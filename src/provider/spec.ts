@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { lazy } from "../api/lazy";
-import { checkInputs, requireValid, uuidField, withSecrets, UNKNOWN_VALUE, type Props } from "./inputs";
+import { defaultOrganizationId } from "../config";
+import { checkFields, requireValid, uuidField, withSecrets, UNKNOWN_VALUE, type Props } from "./inputs";
 
 /*
  * A resource said once: each input with its rule, default, description, whether a change replaces
@@ -24,7 +25,7 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   replaces?: boolean;
   /** Its value is never quoted back in a message. */
   secret?: boolean;
-  /** Left out, it is the provider's configured one (check) or the program's (the dynamic resource). */
+  /** The organization: left out, the provider's configured one (check) or the program's (the dynamic resource). */
   fromConfig?: boolean;
   /** The timeouts that stand in for it when left out: the program's `customTimeouts`, the engine's. */
   timeouts?: readonly TimeoutKey[];
@@ -87,6 +88,10 @@ export function withDefaults<F extends Fields>(spec: ResourceSpec<F>, props: Pro
   return inputs as InputsOf<F>;
 }
 
+const NO_ORGANIZATION =
+  "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
+  "or environment variable DBCLOUD_ORGANIZATION_ID";
+
 /**
  * A resource's check and diff, as its provider functions. Check fills in the configured
  * organization and the defaults, then validates every field. Diff replaces on a replacing input
@@ -102,9 +107,16 @@ export function checkAndDiff(spec: ResourceSpec) {
       (field.changed?.(olds, news) ?? false);
   return {
     async check(_olds: Props, news: Props, secretKeys?: ReadonlySet<string>) {
-      const defaults = Object.entries(spec.fields()).map(([name, field]) => [name, field.default]);
-      const given = Object.fromEntries(defaults.filter(([, value]) => value !== undefined));
-      return checkInputs(news, withSecrets(spec.fields(), secretKeys), given);
+      const inputs: Props = { ...news };
+      for (const [name, field] of Object.entries(spec.fields())) {
+        const fallback = field.fromConfig ? defaultOrganizationId() : field.default;
+        if (inputs[name] === undefined && fallback !== undefined) inputs[name] = fallback;
+      }
+      const failures = checkFields(inputs, withSecrets(spec.fields(), secretKeys));
+      for (const failure of failures)
+        if (spec.fields()[failure.property].fromConfig && inputs[failure.property] === undefined)
+          failure.reason = NO_ORGANIZATION;
+      return { inputs, failures };
     },
     async diff(_id: string, olds: Props, news: Props) {
       requireValid(`${spec.name} diff`, news, spec.fields(), true);
