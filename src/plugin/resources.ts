@@ -62,15 +62,16 @@ function importedIds(token: string, spec: ResourceSpec, id: string): Props {
   const parts = id.split("/");
   if (parts.length < minParts || parts.length > fields.length || !parts.every(Boolean))
     throw new InvalidInputError(cannot);
+  const fromConfig = (field: string) => spec.fields()[field].fromConfig;
   const given: Props = {};
   fields.forEach((field, i) => {
     const part = parts[i - (fields.length - parts.length)];
-    given[field] = part ?? (field === "organizationId" ? defaultOrganizationId() : undefined);
+    given[field] = part ?? (fromConfig(field) ? defaultOrganizationId() : undefined);
   });
   const failures = checkFields(given, pickFields(spec.fields(), fields), false);
   if (!failures.length) return given;
   const reasons = failures.map(({ property, reason }) =>
-    property === "organizationId" && given.organizationId === undefined
+    fromConfig(property) && given[property] === undefined
       ? "it names no organization, and none is configured: give it in the id, or set stack config " +
         "dbcloud:organizationId or environment variable DBCLOUD_ORGANIZATION_ID"
       : reason,
