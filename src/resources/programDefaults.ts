@@ -3,7 +3,7 @@ import { ConfigurationError, InvalidInputError, quoted } from "../api/errors";
 import { readSetting } from "../config";
 import type { LastCommandOutput } from "../provider/lastCommand";
 import type { EndpointOutput } from "../provider/serviceRunStateInputs";
-import type { Fields, FieldsWith, InputsOf, OutputTable, ResourceSpec, ValuesOf } from "../provider/spec";
+import type { FieldsWith, InputsOf, OutputTable, ResourceSpec, ValuesOf } from "../provider/spec";
 
 /*
  * Defaults resolved in the Pulumi program, not in the provider: the organization from stack config
@@ -93,11 +93,11 @@ export type OutputsOf<S> =
  * (undefined), so that the engine fills them in.
  */
 export function programProps(
-  spec: ResourceSpec<Fields>,
+  spec: ResourceSpec,
   name: string,
   args: object,
-  opts: pulumi.CustomResourceOptions | undefined,
-): Record<string, unknown> {
+  opts?: pulumi.CustomResourceOptions,
+) {
   const given = args as Record<string, unknown>;
   const props: Record<string, unknown> = {};
   for (const [field, { fromConfig, timeouts }] of Object.entries(spec.fields())) {
