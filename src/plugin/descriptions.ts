@@ -1,25 +1,23 @@
 import type { IpAccessListEntry, Service, ServiceEndpoint } from "../api/schemas";
+import { ORGANIZATION_DESCRIPTION } from "./providerInternals";
 
 /*
- * What a user reads in their IDE for each schema entry. The types and names come from the
- * provider code (schema.ts); only the words are here. The Service tables are typed from the
- * `Service` interface: a field added to or removed from it, or changed to another kind, does not
- * compile until its entry here follows.
+ * What a user reads in their IDE for the schema's function, its object types and the config (the
+ * resources' words are in their specs). The types and names come from the provider code. The
+ * Service tables are typed from the `Service` interface: a field added to or removed from it, or
+ * changed to another kind, does not compile until its entry here follows.
  */
 
-type KindOf<T> = T extends string
-  ? "string"
-  : T extends number
-    ? "number"
-    : T extends boolean
-      ? "boolean"
-      : T extends string[]
-        ? "string[]"
-        : T extends ServiceEndpoint[]
-          ? "ServiceEndpoint[]"
-          : T extends IpAccessListEntry[]
-            ? "IpAccessListEntry[]"
-            : never;
+/** The kinds of the Service tables, and the types they stand for. */
+type Kinds = {
+  string: string;
+  number: number;
+  boolean: boolean;
+  "string[]": string[];
+  "ServiceEndpoint[]": ServiceEndpoint[];
+  "IpAccessListEntry[]": IpAccessListEntry[];
+};
+type KindOf<T> = { [K in keyof Kinds]: [T] extends [Kinds[K]] ? K : never }[keyof Kinds];
 /** Each field of `T`: its kind (checked against the type) and its description. */
 export type FieldTable<T> = { [K in keyof Required<T>]: [KindOf<NonNullable<T[K]>>, string] };
 
@@ -70,58 +68,10 @@ export const IP_ACCESS_FIELDS: FieldTable<IpAccessListEntry> = {
   description: ["string", "Description of the address or CIDR."],
 };
 
-const ORGANIZATION =
-  "Organization of the service (a uuid). Default: the provider's `organizationId` (stack config " +
-  "`dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`).";
-
-/** Properties of the resources (inputs and outputs) and of their object outputs, by resource. */
-export const PROPERTY_DESCRIPTIONS: Record<string, Record<string, string>> = {
-  ServiceRunState: {
-    organizationId: `${ORGANIZATION} Changing it replaces the resource.`,
-    serviceId: "The service (a uuid). Changing it replaces the resource.",
-    state: "The run state the service must be in.",
-    timeoutSeconds:
-      "How long create and update may wait for the state, in seconds (default 1200). The " +
-      "`customTimeouts` option, when set, bounds the wait instead.",
-    waitForState:
-      "Wait until the service is in the state (default true); false returns once the command is accepted.",
-    onDestroy:
-      "What destroying the resource does to the service: `leave` it as it is (default), or `stop` it and wait.",
-    deleteTimeoutSeconds:
-      "How long a stop on destroy may wait, in seconds. Default: `customTimeouts.delete`, else `timeoutSeconds`.",
-    observedState: "The state the service showed at the last read.",
-    serviceName: "The service's name.",
-    databaseVersion: "The service's database version.",
-    endpoints: "The service's endpoints.",
-    lastCommand: "The last start or stop this resource sent, when, and whether a read has shown it since.",
-  },
-  ReversePrivateEndpointDeletion: {
-    organizationId: `${ORGANIZATION} Changing it replaces the resource.`,
-    serviceId: "The service the endpoint belongs to (a uuid). Changing it replaces the resource.",
-    reversePrivateEndpointId: "The reverse private endpoint to delete when this resource is destroyed.",
-    timeoutSeconds:
-      "How long destroy may spend deleting the endpoint, in seconds (default 300). `customTimeouts.delete`, " +
-      "when set, bounds it instead.",
-  },
-  getService: {
-    organizationId: ORGANIZATION,
-    serviceId: "The service to read (a uuid).",
-  },
-  LastCommand: {
-    command: "`start` or `stop`; empty when this resource has sent none.",
-    sentAt: "When the command was accepted (ISO 8601, UTC); empty with no command.",
-    seen: "Whether a read has shown the command since.",
-  },
-};
-
-export const RESOURCE_DESCRIPTIONS: Record<string, string> = {
-  ServiceRunState:
-    "Declares that a database service is running or stopped. `pulumi up` sends start or stop only when " +
-    "needed and waits for the state; `pulumi refresh` shows drift; destroy leaves the service as it is, " +
-    "or stops it with `onDestroy: stop`. Import id: the service id, or `organizationId/serviceId`.",
-  ReversePrivateEndpointDeletion:
-    "Deletes a service's reverse private endpoint when this resource is destroyed (creating it deletes " +
-    "nothing). Import id: `organizationId/serviceId/reversePrivateEndpointId`.",
+/** The inputs of `getService` (those of the resources are in their specs). */
+export const GET_SERVICE_INPUTS = {
+  organizationId: ORGANIZATION_DESCRIPTION,
+  serviceId: "The service to read (a uuid).",
 };
 
 export const CONFIG_DESCRIPTIONS: Record<string, string> = {

@@ -4,13 +4,12 @@ import { holdsSecret } from "../api/redact";
 import {
   checkFields,
   defaultOrganizationId,
-  ID_FIELDS,
   pickFields,
+  withSecrets,
   providerContext,
   readDeadline,
-  serviceRunStateFields,
+  serviceRunStateSpec,
 } from "./providerInternals";
-import { checkFailure } from "./resourceHandlers";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct } from "./wire";
 
@@ -27,10 +26,12 @@ export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeRespon
     serviceId: args.serviceId,
   };
   // The same rules as the resources' ids, unknowns refused: a read needs real ids.
-  const failures = checkFields(ids, pickFields(serviceRunStateFields(), ID_FIELDS), false);
+  const idFields = pickFields(serviceRunStateSpec.fields(), ["organizationId", "serviceId"]);
+  const failures = checkFields(ids, withSecrets(idFields, given.secretKeys), false);
   const response = new provpb.InvokeResponse();
   if (failures.length) {
-    for (const { property, reason } of failures) response.addFailures(checkFailure(property, reason, given));
+    for (const { property, reason } of failures)
+      response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
     return response;
   }
   const context = providerContext();

@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { quoted } from "../api/errors";
 import type { Props } from "../provider/inputs";
 import { engineTimeout, kindOf, type ResourceKind } from "./resources";
 import { provpb } from "./rpc";
@@ -55,22 +54,22 @@ function writtenByDynamic(...structs: (Struct | undefined)[]): boolean {
 /**
  * The old properties as this plugin would have stored them. The dynamic resource stored its
  * `customTimeouts` in the timeout inputs; here the engine's timeouts stand in for those inputs, so
- * where the program leaves one out, the value the dynamic resource stored is no change.
+ * where the program leaves one out (its value here: the default), the value stored is no change.
  */
 function asStoredHere(kind: ResourceKind, olds: Props, news: Props): Props {
   const stored = { ...olds };
-  for (const [key, leftOut] of Object.entries(kind.customTimeoutInputs)) {
-    if (news[key] !== leftOut) continue;
+  for (const [key, { timeouts, default: leftOut }] of Object.entries(kind.spec.fields())) {
+    if (!timeouts || news[key] !== leftOut) continue;
     if (leftOut === undefined) delete stored[key];
     else stored[key] = leftOut;
   }
   return stored;
 }
 
-/** What a create or update that must not act answers: the inputs, and every computed output unknown. */
+/** What a create or update that must not act answers: the inputs, and every output read from the API unknown. */
 function unknownOutputs(kind: ResourceKind, inputs: Unwrapped): Struct {
   const outs: Props = { ...inputs.props };
-  for (const key of kind.computedOutputs()) outs[key] = UNKNOWN;
+  for (const key of Object.keys(kind.spec.outputs)) outs[key] = UNKNOWN;
   return outputsFor(kind, outs, inputs);
 }
 
@@ -97,22 +96,15 @@ function withTimeout(props: Props, input: string | undefined, seconds: number): 
   return input && timeout !== undefined ? { ...props, [input]: timeout } : props;
 }
 
-/** A check failure for the engine, which shows them in clear: a value marked secret is never quoted. */
-export function checkFailure(property: string, reason: string, given: Unwrapped): pb.CheckFailure {
-  const shown = given.secretKeys.has(property)
-    ? reason.replace(`(got ${quoted(given.props[property])})`, "(got a secret value)")
-    : reason;
-  return new provpb.CheckFailure().setProperty(property).setReason(shown);
-}
-
 export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse> {
   const kind = kindOf(request.getUrn(), request.getType());
   const news = incoming(request.getNews());
-  const result = await kind.check(incoming(request.getOlds()).props, news.props);
+  // The values the program marked secret are named so, never quoted.
+  const result = await kind.check(incoming(request.getOlds()).props, news.props, news.secretKeys);
   const response = new provpb.CheckResponse();
   response.setInputs(toStruct(result.inputs, news.secretKeys));
   for (const { property, reason } of result.failures)
-    response.addFailures(checkFailure(property, reason, news));
+    response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
   return response;
 }
 

@@ -1,42 +1,27 @@
 import { z } from "zod";
 import { holdsSecret } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
-import { CONFIG_SETTINGS } from "./providerInternals";
 import {
   CONFIG_DESCRIPTIONS,
   ENDPOINT_FIELDS,
   GET_SERVICE_DESCRIPTION,
+  GET_SERVICE_INPUTS,
   IP_ACCESS_FIELDS,
-  PROPERTY_DESCRIPTIONS,
-  RESOURCE_DESCRIPTIONS,
   SERVICE_FIELDS,
-  type FieldTable,
 } from "./descriptions";
 import { GET_SERVICE } from "./invoke";
-import {
-  reversePrivateEndpointDeletionFields,
-  serviceRunStateDefaults,
-  serviceRunStateFields,
-  serviceRunStateOutputs,
-  type FieldSchemas,
-} from "./providerInternals";
-import { RESOURCES } from "./resources";
+import { CONFIG_SETTINGS, serviceRunStateSpec, type OutputTable } from "./providerInternals";
+import { RESOURCES, type ResourceKind } from "./resources";
 
 /*
  * The package schema `pulumi package add` generates SDKs from, built from the provider code's own
- * definitions so the two cannot drift: the inputs from the zod field schemas check validates
- * with, the outputs from what the provider returns, the function's fields from the `Service`
- * type (descriptions.ts), the config from the provider's settings.
+ * definitions so the two cannot drift: each resource from its spec (the inputs from the zod
+ * schemas check validates with), the function's fields from the `Service` type
+ * (descriptions.ts), the config from the provider's settings.
  */
 
-export interface PropertySpec {
-  type?: string;
-  items?: PropertySpec;
-  $ref?: string;
-  description?: string;
-  secret?: boolean;
-  defaultInfo?: { environment: string[] };
-}
+/** A property of the schema: a JSON type or a reference, a description, whether it is secret. */
+type PropertySpec = { type?: string; items?: PropertySpec; $ref?: string } & Record<string, unknown>;
 type Properties = Record<string, PropertySpec>;
 
 const PACKAGE = "dbcloud";
@@ -47,87 +32,61 @@ const PACKAGE = "dbcloud";
 export const REPOSITORY = "https://github.com/pulumi-dbcloud/pulumi-dbcloud";
 const GO_MODULE = `${new URL(REPOSITORY).host}${new URL(REPOSITORY).pathname}/sdk/go`;
 const token = (name: string) => `${PACKAGE}:index:${name}`;
-const ref = (name: string): PropertySpec => ({ $ref: `#/types/${token(name)}` });
-
-/** Inputs a resource may leave out although check requires them: they default from the config. */
-const DEFAULTED_FROM_CONFIG = ["organizationId"];
-/** The object types of object-valued outputs, by property. */
-const OBJECT_OUTPUTS: Record<string, string> = { endpoints: "ServiceEndpoint", lastCommand: "LastCommand" };
-
-function described(resource: string, name: string, spec: PropertySpec): PropertySpec {
-  const description = PROPERTY_DESCRIPTIONS[resource]?.[name];
-  if (!description) throw new Error(`schema: no description for ${resource}.${name}`);
-  return { ...spec, description };
-}
 
 /** An input from its zod schema: its JSON type, and the values an enumeration allows named. */
-function inputSpec(resource: string, name: string, schema: z.ZodType): PropertySpec {
+function inputSpec(where: string, description: string, schema: z.ZodType): PropertySpec {
   const json = z.toJSONSchema(schema, { unrepresentable: "any" }) as { type?: string; enum?: unknown[] };
-  if (!json.type) throw new Error(`schema: ${resource}.${name} has no JSON type`);
-  const spec = described(resource, name, { type: json.type });
+  if (!json.type) throw new Error(`schema: ${where} has no JSON type`);
+  const spec = { type: json.type, description };
   if (json.enum) spec.description += ` One of ${json.enum.map((value) => `\`${value}\``).join(", ")}.`;
   return spec;
 }
 
-/** An output's spec from a sample value the provider returned. */
-function outputSpec(resource: string, name: string, sample: unknown): PropertySpec {
-  const objectType = OBJECT_OUTPUTS[name];
-  if (Array.isArray(sample))
-    return described(resource, name, {
-      type: "array",
-      items: objectType ? ref(objectType) : { type: typeof sample[0] },
-    });
-  if (sample !== null && typeof sample === "object") {
-    if (!objectType) throw new Error(`schema: no object type for ${resource}.${name}`);
-    return described(resource, name, ref(objectType));
-  }
-  return described(resource, name, { type: typeof sample });
+/** A kind as the schema writes it: a primitive, `X[]`, or a reference to object type `X`. */
+function kindSpec(kind: string): PropertySpec {
+  if (kind.endsWith("[]")) return { type: "array", items: kindSpec(kind.slice(0, -2)) };
+  return ["string", "number", "boolean"].includes(kind) ? { type: kind } : { $ref: `#/types/${token(kind)}` };
 }
 
-function resourceSpec(name: string, fields: FieldSchemas, sampleOutputs: Record<string, unknown>) {
-  const inputProperties: Properties = {};
-  for (const [field, { schema }] of Object.entries(fields))
-    inputProperties[field] = inputSpec(name, field, schema);
-  const properties: Properties = { ...inputProperties };
-  const outputs = Object.keys(sampleOutputs);
-  for (const key of outputs) properties[key] ??= outputSpec(name, key, sampleOutputs[key]);
-  const requiredInputs = Object.entries(fields)
-    .filter(([field, { required }]) => required && !DEFAULTED_FROM_CONFIG.includes(field))
-    .map(([field]) => field);
-  const kind = RESOURCES.find((candidate) => candidate.token === token(name))!;
-  return {
-    description: RESOURCE_DESCRIPTIONS[name],
-    inputProperties,
-    requiredInputs,
-    properties,
-    required: outputs,
-    aliases: [{ type: kind.dynamicType }],
-  };
-}
-
-/** An object type (or property map) from a field table of the `Service` type. */
-function fromTable<T>(table: FieldTable<T>, secret: (name: string) => boolean = () => false): Properties {
+/** The properties of a table of kinds and descriptions (an object type, or outputs). */
+function fromTable(table: OutputTable, secret: (name: string) => boolean = () => false): Properties {
   const properties: Properties = {};
-  for (const [name, [kind, description]] of Object.entries(table) as [string, [string, string]][]) {
-    const type: PropertySpec = kind.endsWith("[]")
-      ? { type: "array", items: kind === "string[]" ? { type: "string" } : ref(kind.slice(0, -2)) }
-      : { type: kind };
-    properties[name] = { ...type, description, ...(secret(name) ? { secret: true } : {}) };
-  }
+  for (const [name, [kind, description]] of Object.entries(table))
+    properties[name] = { ...kindSpec(kind), description, ...(secret(name) ? { secret: true } : {}) };
   return properties;
 }
 
-const SAMPLE_ID = "00000000-0000-4000-8000-000000000000";
+function resourceSpec({ spec }: ResourceKind) {
+  const fields = Object.entries(spec.fields());
+  const inputProperties: Properties = {};
+  for (const [name, { schema, description }] of fields)
+    inputProperties[name] = inputSpec(`${spec.name}.${name}`, description, schema);
+  const requiredInputs = fields
+    // An input from the config may be left out although check requires it.
+    .filter(([, { required, fromConfig }]) => required && !fromConfig)
+    .map(([name]) => name);
+  // Every output holds each input that has a value after defaults, and the outputs read.
+  const alwaysSet = fields.filter(([, field]) => field.required || field.default !== undefined);
+  return {
+    description: spec.description,
+    inputProperties,
+    requiredInputs,
+    properties: { ...inputProperties, ...fromTable(spec.outputs) },
+    required: [...alwaysSet.map(([name]) => name), ...Object.keys(spec.outputs)],
+    // The dynamic resource's type: the alias a stack moves its resources with.
+    aliases: [{ type: `pulumi-nodejs:dynamic/dbcloud:${spec.name}` }],
+  };
+}
 
-/** What ServiceRunState returns, for a service with one endpoint: the names and kinds of its outputs. */
-function serviceRunStateSample(): Record<string, unknown> {
-  const inputs = serviceRunStateDefaults({
-    organizationId: SAMPLE_ID,
-    serviceId: SAMPLE_ID,
-    state: "running",
-  });
-  const endpoint = { protocol: "https", host: "h", port: 1, username: "u" };
-  return { ...serviceRunStateOutputs(inputs, { state: "running", endpoints: [endpoint] }) };
+/** The object types the resources' outputs name. */
+function resourceTypes() {
+  const types = RESOURCES.flatMap(({ spec }) => Object.entries(spec.types ?? {}));
+  return Object.fromEntries(
+    types.map(([name, { description, properties }]) => [
+      token(name),
+      { type: "object", description, properties: fromTable(properties), required: Object.keys(properties) },
+    ]),
+  );
 }
 
 function configVariables(): Properties {
@@ -144,14 +103,13 @@ function configVariables(): Properties {
 }
 
 function getServiceSpec() {
-  const fields = serviceRunStateFields();
+  const fields = serviceRunStateSpec.fields();
+  const input = (name: "organizationId" | "serviceId") =>
+    inputSpec(`getService.${name}`, GET_SERVICE_INPUTS[name], fields[name].schema);
   return {
     description: GET_SERVICE_DESCRIPTION,
     inputs: {
-      properties: {
-        organizationId: inputSpec("getService", "organizationId", fields.organizationId.schema),
-        serviceId: inputSpec("getService", "serviceId", fields.serviceId.schema),
-      },
+      properties: { organizationId: input("organizationId"), serviceId: input("serviceId") },
       required: ["serviceId"],
     },
     outputs: { properties: fromTable(SERVICE_FIELDS, (name) => holdsSecret({ [name]: "set" })) },
@@ -160,9 +118,6 @@ function getServiceSpec() {
 
 /** The package schema, as an object. */
 export function packageSchema() {
-  const runState = serviceRunStateSample();
-  const lastCommand = runState.lastCommand as Record<string, unknown>;
-  const endpointFields = reversePrivateEndpointDeletionFields();
   const variables = configVariables();
   return {
     name: PACKAGE,
@@ -192,23 +147,9 @@ export function packageSchema() {
         description: "One entry of a service's IP access list.",
         properties: fromTable(IP_ACCESS_FIELDS),
       },
-      [token("LastCommand")]: {
-        type: "object",
-        description: "The last start or stop a ServiceRunState sent.",
-        properties: Object.fromEntries(
-          Object.keys(lastCommand).map((key) => [key, outputSpec("LastCommand", key, lastCommand[key])]),
-        ),
-        required: Object.keys(lastCommand),
-      },
+      ...resourceTypes(),
     },
-    resources: {
-      [token("ServiceRunState")]: resourceSpec("ServiceRunState", serviceRunStateFields(), runState),
-      [token("ReversePrivateEndpointDeletion")]: resourceSpec(
-        "ReversePrivateEndpointDeletion",
-        endpointFields,
-        Object.fromEntries(Object.keys(endpointFields).map((key) => [key, ""])),
-      ),
-    },
+    resources: Object.fromEntries(RESOURCES.map((kind) => [kind.token, resourceSpec(kind)])),
     functions: { [GET_SERVICE]: getServiceSpec() },
     language: {
       nodejs: { packageName: "pulumi-dbcloud-sdk", dependencies: { "@pulumi/pulumi": "^3.139.0" } },

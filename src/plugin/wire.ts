@@ -1,6 +1,6 @@
 import { isRpcSecret, specialSecretSig, specialSigKey, unwrapRpcSecret } from "@pulumi/pulumi/runtime/rpc";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import type { Props } from "../provider/inputs";
+import { UNKNOWN_VALUE as UNKNOWN, type Props } from "../provider/inputs";
 import { structpb } from "./rpc";
 
 /*
@@ -10,7 +10,7 @@ import { structpb } from "./rpc";
  */
 
 /** The engine's placeholder for a value not known yet (a preview); itself a well-formed uuid. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+export { UNKNOWN };
 
 /** Whether the placeholder of a value not known yet is anywhere in `value`, however deep. */
 export function holdsUnknown(value: unknown): boolean {

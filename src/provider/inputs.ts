@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { InvalidInputError, quoted } from "../api/errors";
 import { isEndpointId, isUuid } from "../api/guards";
-import { defaultOrganizationId } from "../config";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
 /*
@@ -17,7 +16,8 @@ export type CheckFailure = { property: string; reason: string };
 /** Properties as the engine passes them: inputs, outputs or state, of any version. */
 export type Props = Record<string, unknown>;
 
-export type FieldSchemas = Record<string, { schema: z.ZodType; required: boolean }>;
+/** Each field's rule, whether check requires it, and whether its value may be quoted back. */
+export type FieldSchemas = Record<string, { schema: z.ZodType; required?: boolean; secret?: boolean }>;
 
 export function uuidField(name: string) {
   return z.string({ error: `${name} must be a string` }).refine(isUuid, {
@@ -39,10 +39,10 @@ export function timeoutField(name: string) {
     .max(MAX_TIMEOUT_SECONDS, { error: `${name} must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)` });
 }
 
-/** Validates each field on its own, so every problem names its property. */
+/** Validates each field on its own, so every problem names its property and what it got (a secret unquoted). */
 export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = true): CheckFailure[] {
   const failures: CheckFailure[] = [];
-  for (const [property, { schema, required }] of Object.entries(fields)) {
+  for (const [property, { schema, required, secret }] of Object.entries(fields)) {
     const value = news[property];
     if (value === UNKNOWN_VALUE && allowUnknown) continue;
     if (value === undefined || value === null) {
@@ -52,7 +52,8 @@ export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = tr
     const result = schema.safeParse(value);
     if (!result.success) {
       const reasons = [...new Set(result.error.issues.map((issue) => issue.message))];
-      failures.push({ property, reason: `${reasons.join("; ")} (got ${quoted(value)})` });
+      const got = secret ? "a secret value" : quoted(value);
+      failures.push({ property, reason: `${reasons.join("; ")} (got ${got})` });
     }
   }
   return failures;
@@ -69,24 +70,16 @@ export function requireValid(what: string, props: Props, fields: FieldSchemas, a
   }
 }
 
-export function pickFields(fields: FieldSchemas, names: readonly string[]): FieldSchemas {
-  return Object.fromEntries(names.map((name) => [name, fields[name]]));
+/** The fields, those whose values the caller received as secrets (`secretKeys`) marked secret too. */
+export function withSecrets(fields: FieldSchemas, secretKeys: ReadonlySet<string> = new Set()): FieldSchemas {
+  const marked: FieldSchemas = {};
+  for (const [name, field] of Object.entries(fields))
+    marked[name] = { ...field, secret: field.secret || secretKeys.has(name) };
+  return marked;
 }
 
-/** The check of both resources: configured organization and given defaults first, then every field. */
-export function checkInputs(news: Props, fields: FieldSchemas, defaults: Props) {
-  const inputs: Props = { ...news };
-  for (const [key, value] of Object.entries({ organizationId: defaultOrganizationId(), ...defaults }))
-    if (inputs[key] === undefined && value !== undefined) inputs[key] = value;
-  const failures = checkFields(inputs, fields);
-  for (const failure of failures) {
-    if (failure.property === "organizationId" && inputs.organizationId === undefined) {
-      failure.reason =
-        "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
-        "or environment variable DBCLOUD_ORGANIZATION_ID";
-    }
-  }
-  return { inputs, failures };
+export function pickFields(fields: FieldSchemas, names: readonly string[]): FieldSchemas {
+  return Object.fromEntries(names.map((name) => [name, fields[name]]));
 }
 
 /**

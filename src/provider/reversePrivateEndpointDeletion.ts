@@ -1,64 +1,86 @@
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
-import { lazy } from "../api/lazy";
 import { deadlineAfter, providerContext, readDeadline } from "./context";
 import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
 import {
-  checkInputs,
   endpointIdField,
   pickFields,
+  requireIdOfProperties,
   requireValid,
   timeoutField,
   uuidField,
-  UNKNOWN_VALUE,
   type FieldSchemas,
   type Props,
-  requireIdOfProperties,
 } from "./inputs";
 import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
+import { checkAndDiff, defineResource, idOf, organizationIdField, withDefaults } from "./spec";
 
-/* The provider side of ReversePrivateEndpointDeletion: every method of its provider lands here. */
+/* ReversePrivateEndpointDeletion: its spec, and every method of its provider. */
 
-const ID_FIELDS = ["organizationId", "serviceId", "reversePrivateEndpointId"] as const;
+/** ReversePrivateEndpointDeletion's spec (doc comments and descriptions: as in `serviceRunStateInputs.ts`). */
+export const reversePrivateEndpointDeletionSpec = defineResource({
+  name: "ReversePrivateEndpointDeletion",
+  description:
+    "Deletes a service's reverse private endpoint when this resource is destroyed (creating it deletes " +
+    "nothing). Import id: `organizationId/serviceId/reversePrivateEndpointId`.",
+  fields: () => ({
+    /** Organization of the service (a uuid). Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
+    organizationId: organizationIdField(),
+    /** The service the endpoint belongs to (a uuid). */
+    serviceId: {
+      schema: uuidField("serviceId"),
+      description: "The service the endpoint belongs to (a uuid). Changing it replaces the resource.",
+      required: true,
+      replaces: true,
+    },
+    /** The endpoint to delete on destroy: 1 to 128 of letters, digits and `. _ : ~ -`, not dots alone. */
+    reversePrivateEndpointId: {
+      schema: endpointIdField(),
+      description: "The reverse private endpoint to delete when this resource is destroyed.",
+      required: true,
+      replaces: true,
+    },
+    /** How long the DELETE on destroy may take, retries included, in seconds. Default 300, or `customTimeouts.delete`. */
+    timeoutSeconds: {
+      schema: timeoutField("timeoutSeconds"),
+      description:
+        "How long destroy may spend deleting the endpoint, in seconds (default 300). `customTimeouts.delete`, " +
+        "when set, bounds it instead.",
+      default: DEFAULT_DELETE_TIMEOUT_SECONDS,
+      timeouts: ["delete"],
+    },
+  }),
+  // Its outputs are its inputs.
+  outputs: {},
+  id: {
+    fields: ["organizationId", "serviceId", "reversePrivateEndpointId"],
+    labels: ["organization", "service", "endpoint"],
+  },
+  importId: {
+    form: "organizationId/serviceId/reversePrivateEndpointId (e.g. <organization uuid>/<service uuid>/rpe-1)",
+    minParts: 3,
+  },
+});
 
-export const fieldSchemas = lazy(() => ({
-  organizationId: { schema: uuidField("organizationId"), required: true },
-  serviceId: { schema: uuidField("serviceId"), required: true },
-  reversePrivateEndpointId: { schema: endpointIdField(), required: true },
-  timeoutSeconds: { schema: timeoutField("timeoutSeconds"), required: false },
-}));
-
-export async function check(_olds: Props, news: Props) {
-  return checkInputs(news, fieldSchemas(), { timeoutSeconds: DEFAULT_DELETE_TIMEOUT_SECONDS });
-}
+const spec = reversePrivateEndpointDeletionSpec;
 
 /** Any id change is a replacement (the old endpoint is deleted); a timeout change an update with no API call. */
-export async function diff(_id: string, olds: Props, news: Props) {
-  requireValid("ReversePrivateEndpointDeletion diff", news, fieldSchemas(), true);
-  const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
-  const timeoutChange =
-    (olds.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS) !==
-    (news.timeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS);
-  return { changes: replaces.length > 0 || timeoutChange, replaces, deleteBeforeReplace: false };
-}
+export const { check, diff } = checkAndDiff(spec);
 
 /** The inputs, which are also the outputs; given the resource id, only when it names what they name. */
-function inputsOf(props: Props, what: string, id?: string, fields: FieldSchemas = fieldSchemas()) {
+function inputsOf(props: Props, what: string, id?: string, fields: FieldSchemas = spec.fields()) {
   const operation = `ReversePrivateEndpointDeletion ${what}`;
   requireValid(operation, props, fields);
-  const inputs = {
-    organizationId: props.organizationId as string,
-    serviceId: props.serviceId as string,
-    reversePrivateEndpointId: props.reversePrivateEndpointId as string,
-    timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_DELETE_TIMEOUT_SECONDS,
-  };
+  const inputs = withDefaults(spec, props);
   if (id !== undefined)
-    requireIdOfProperties(operation, id, ["organization", "service", "endpoint"], idParts(inputs));
+    requireIdOfProperties(
+      operation,
+      id,
+      spec.id.labels,
+      spec.id.fields.map((field) => (inputs as Props)[field]),
+    );
   return inputs;
 }
-
-/** The parts of the resource id, which are joined by "/": organization, service, endpoint. */
-const idParts = (inputs: Props) => ID_FIELDS.map((field) => inputs[field]);
 
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props) {
@@ -84,7 +106,7 @@ export async function create(props: Props) {
     }
     throw error;
   }
-  return { id: idParts(inputs).join("/"), outs: inputs };
+  return { id: idOf(spec, inputs), outs: inputs };
 }
 
 export async function update(id: string, _olds: Props, news: Props) {
@@ -93,7 +115,7 @@ export async function update(id: string, _olds: Props, news: Props) {
 
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const inputs = inputsOf(props, "read", id, pickFields(fieldSchemas(), ["organizationId", "serviceId"]));
+  const inputs = inputsOf(props, "read", id, pickFields(spec.fields(), ["organizationId", "serviceId"]));
   const { client, signal } = providerContext();
   try {
     await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline(), signal });

@@ -1,88 +1,144 @@
 import { z } from "zod";
-import type { Service } from "../api/schemas";
-import { lazy } from "../api/lazy";
+import { DbcloudError, quoted } from "../api/errors";
+import type { Service, ServiceEndpoint } from "../api/schemas";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import { checkInputs, requireValid, timeoutField, uuidField, UNKNOWN_VALUE, type Props } from "./inputs";
+import { requireValid, timeoutField, uuidField, type Props } from "./inputs";
 import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
+import { checkAndDiff, defineResource, organizationIdField, withDefaults as defaultsOf } from "./spec";
 import { satisfies, type DesiredState } from "./stateTable";
 
-/* ServiceRunState's inputs (rules, defaults, check and diff) and its outputs; no output is ever undefined. */
+/* ServiceRunState's spec, the inputs it derives (rules, defaults, check and diff), and its outputs; no output is ever undefined. */
 
-export const fieldSchemas = lazy(() => ({
-  organizationId: { schema: uuidField("organizationId"), required: true },
-  serviceId: { schema: uuidField("serviceId"), required: true },
-  state: {
-    schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
-    required: true,
+/** An imported service's desired state is the one it shows; otherwise import waits for it to settle. */
+function desiredFromObserved(serviceId: unknown, observed: unknown): DesiredState {
+  const state = typeof observed === "string" ? observed : undefined;
+  const desired = (["running", "stopped"] as const).find((target) => satisfies(state, target));
+  if (desired) return desired;
+  throw new DbcloudError(
+    `dbcloud:index:ServiceRunState: cannot import service ${quoted(serviceId)} now: it is ` +
+      `${state ? quoted(state) : "in no reported state"}, neither running nor stopped: import it once it has settled`,
+  );
+}
+
+/**
+ * ServiceRunState: a service declared running or stopped; its handlers are in `serviceRunState.ts`.
+ * Each input's and output's doc comment is what TypeScript programs read (the dynamic resource,
+ * its `customTimeouts`); its `description` what the schema and the other languages' SDKs show.
+ */
+export const serviceRunStateSpec = defineResource({
+  name: "ServiceRunState",
+  description:
+    "Declares that a database service is running or stopped. `pulumi up` sends start or stop only when " +
+    "needed and waits for the state; `pulumi refresh` shows drift; destroy leaves the service as it is, " +
+    "or stops it with `onDestroy: stop`. Import id: the service id, or `organizationId/serviceId`.",
+  fields: () => ({
+    /** Organization of the service. Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
+    organizationId: organizationIdField(),
+    /** The service (a uuid). Changing it replaces the resource. */
+    serviceId: {
+      schema: uuidField("serviceId"),
+      description: "The service (a uuid). Changing it replaces the resource.",
+      required: true,
+      replaces: true,
+    },
+    /** The run state the service must be in. */
+    state: {
+      schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
+      description: "The run state the service must be in.",
+      required: true,
+      // Drift seen by refresh is a change too: the service no longer satisfies the state.
+      changed: (olds, news) =>
+        !satisfies(olds.observedState as string | undefined, news.state as DesiredState),
+    },
+    /** How long create/update may wait for the state, in seconds. Default 1200, or the longer of `customTimeouts.create`/`.update`. */
+    timeoutSeconds: {
+      schema: timeoutField("timeoutSeconds"),
+      description:
+        "How long create and update may wait for the state, in seconds (default 1200). The " +
+        "`customTimeouts` option, when set, bounds the wait instead.",
+      default: DEFAULT_TIMEOUT_SECONDS,
+      timeouts: ["create", "update"],
+    },
+    /** Wait until the service is in the state (default true); false returns once the command is accepted. */
+    waitForState: {
+      schema: z.boolean({ error: "waitForState must be true or false" }),
+      description:
+        "Wait until the service is in the state (default true); false returns once the command is accepted.",
+      default: true,
+    },
+    /** What destroy does to the service: `leave` it (default), or `stop` it and wait; a failed stop keeps the resource. */
+    onDestroy: {
+      schema: z.enum(["leave", "stop"], { error: 'onDestroy must be "leave" or "stop"' }),
+      description:
+        "What destroying the resource does to the service: `leave` it as it is (default), or `stop` it and wait.",
+      // State written before onDestroy existed means "leave": no update just for upgrading.
+      default: DEFAULT_ON_DESTROY,
+      invalidIsDefault: true,
+    },
+    /** How long a stop on destroy may wait, in seconds. Default `customTimeouts.delete`, else `timeoutSeconds`. */
+    deleteTimeoutSeconds: {
+      schema: timeoutField("deleteTimeoutSeconds"),
+      description:
+        "How long a stop on destroy may wait, in seconds. Default: `customTimeouts.delete`, else `timeoutSeconds`.",
+      timeouts: ["delete"],
+      invalidIsDefault: true,
+    },
+  }),
+  outputs: {
+    /** The last start or stop this resource sent, when, and whether a GET has shown it since. */
+    lastCommand: [
+      "LastCommand",
+      "The last start or stop this resource sent, when, and whether a read has shown it since.",
+    ],
+    /** The state last seen by the API (after create, update or refresh). */
+    observedState: ["string", "The state the service showed at the last read."],
+    /** The service's name, as the API showed it last. */
+    serviceName: ["string", "The service's name."],
+    /** The service's database version, as the API showed it last. */
+    databaseVersion: ["string", "The service's database version."],
+    /** The service's endpoints (protocol, host, port, username), as the API showed them last. */
+    endpoints: ["ServiceEndpoint[]", "The service's endpoints."],
   },
-  timeoutSeconds: { schema: timeoutField("timeoutSeconds"), required: false },
-  waitForState: { schema: z.boolean({ error: "waitForState must be true or false" }), required: false },
-  onDestroy: {
-    schema: z.enum(["leave", "stop"], { error: 'onDestroy must be "leave" or "stop"' }),
-    required: false,
+  types: {
+    LastCommand: {
+      description: "The last start or stop a ServiceRunState sent.",
+      properties: {
+        command: ["string", "`start` or `stop`; empty when this resource has sent none."],
+        sentAt: ["string", "When the command was accepted (ISO 8601, UTC); empty with no command."],
+        seen: ["boolean", "Whether a read has shown the command since."],
+      },
+    },
   },
-  deleteTimeoutSeconds: { schema: timeoutField("deleteTimeoutSeconds"), required: false },
-}));
+  id: { fields: ["serviceId"], labels: ["service"] },
+  importId: {
+    form:
+      "a service id, or organizationId/serviceId (e.g. 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b, or " +
+      "<organization uuid>/<service uuid>)",
+    minParts: 1,
+  },
+  adopt: (outputs) => ({ state: desiredFromObserved(outputs.serviceId, outputs.observedState) }),
+});
+
+export const fieldSchemas = serviceRunStateSpec.fields;
 
 export const ID_FIELDS = ["organizationId", "serviceId"] as const;
-const OPTION_FIELDS = ["timeoutSeconds", "waitForState", "deleteTimeoutSeconds"];
 
-export async function check(_olds: Props, news: Props) {
-  return checkInputs(news, fieldSchemas(), {
-    timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
-    waitForState: true,
-    onDestroy: DEFAULT_ON_DESTROY,
-  });
-}
-
-/** Outputs no longer written (`transitionSeconds`) are neither compared nor kept: old state shows no change. */
-export async function diff(_id: string, olds: Props, news: Props) {
-  requireValid("ServiceRunState diff", news, fieldSchemas(), true);
-  const replaces = ID_FIELDS.filter((k) => news[k] === UNKNOWN_VALUE || olds[k] !== news[k]);
-  const stateChange =
-    news.state === UNKNOWN_VALUE ||
-    olds.state !== news.state ||
-    !satisfies(olds.observedState as string | undefined, news.state as DesiredState);
-  const optionChange =
-    OPTION_FIELDS.some((k) => olds[k] !== news[k]) ||
-    // State written before onDestroy existed means "leave": no update just for upgrading.
-    (olds.onDestroy ?? DEFAULT_ON_DESTROY) !== (news.onDestroy ?? DEFAULT_ON_DESTROY);
-  const changes = replaces.length > 0 || stateChange || optionChange;
-  return { changes, replaces, deleteBeforeReplace: false };
-}
+export const { check, diff } = checkAndDiff(serviceRunStateSpec);
 
 export function inputsOf(props: Props, what: string) {
   requireValid(`ServiceRunState ${what}`, props, fieldSchemas());
   return withDefaults(props);
 }
 
-export function withDefaults(props: Props) {
-  const deleteTimeoutSeconds = props.deleteTimeoutSeconds;
-  return {
-    organizationId: props.organizationId as string,
-    serviceId: props.serviceId as string,
-    state: props.state as DesiredState,
-    timeoutSeconds: (props.timeoutSeconds as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS,
-    waitForState: (props.waitForState as boolean | undefined) ?? true,
-    onDestroy: props.onDestroy === "stop" ? ("stop" as const) : ("leave" as const),
-    // Bounds a stop on destroy (absent: `timeoutSeconds`); only when set: outputs hold no undefined.
-    ...(typeof deleteTimeoutSeconds === "number" && { deleteTimeoutSeconds }),
-  };
-}
+/** The inputs with their defaults; `deleteTimeoutSeconds` (absent: `timeoutSeconds`) only when set. */
+export const withDefaults = (props: Props) => defaultsOf(serviceRunStateSpec, props);
 
 export type ServiceRunStateInputs = ReturnType<typeof withDefaults>;
 
-/** One endpoint of the service, as kept in the outputs (absent values as "" or 0). */
-export interface EndpointOutput {
-  /** `https`, `nativesecure` or `mysql` (or a protocol the API adds later). */
-  protocol: string;
-  /** Host name. */
-  host: string;
-  /** Port number. */
-  port: number;
-  /** Username of the endpoint, or null. */
-  username: string | null;
-}
+/** One endpoint of the service as the outputs keep it: every field there (absent as "" or 0, a username as null). */
+export type EndpointOutput = {
+  [K in keyof ServiceEndpoint]-?: K extends "username" ? string | null : NonNullable<ServiceEndpoint[K]>;
+};
 
 /** The outputs after the API showed `service`: the inputs plus what it showed (the engine rejects undefined). */
 export function outputsOf(inputs: ServiceRunStateInputs, service: Service, lastCommand?: SentCommand) {

@@ -1,6 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, InvalidInputError, quoted } from "../api/errors";
 import { readSetting } from "../config";
+import type { LastCommandOutput } from "../provider/lastCommand";
+import type { EndpointOutput } from "../provider/serviceRunStateInputs";
+import type { FieldsWith, InputsOf, OutputTable, ResourceSpec, ValuesOf } from "../provider/spec";
 
 /*
  * Defaults resolved in the Pulumi program, not in the provider: the organization from stack config
@@ -58,4 +61,52 @@ export function customTimeoutSeconds(
     values.push(seconds);
   }
   return values.length ? Math.max(...values) : undefined;
+}
+
+/** A resource's arguments from its spec: each input a value or an `Input`, optional unless the program must give it. */
+export type ArgsOf<S> =
+  S extends ResourceSpec<infer F, OutputTable>
+    ? { [K in keyof ValuesOf<F, Given<F>>]: pulumi.Input<ValuesOf<F, Given<F>>[K]> }
+    : never;
+type Given<F> = FieldsWith<F, { required: true; fromConfig?: undefined }>;
+
+/** The TypeScript type of each output kind a spec names. */
+interface OutputKinds {
+  string: string;
+  number: number;
+  boolean: boolean;
+  LastCommand: LastCommandOutput;
+  "ServiceEndpoint[]": EndpointOutput[];
+}
+
+/** A resource's outputs from its spec: the inputs after defaults, and the outputs read. */
+export type OutputsOf<S> =
+  S extends ResourceSpec<infer F, infer O>
+    ? { readonly [K in keyof InputsOf<F>]-?: pulumi.Output<NonNullable<InputsOf<F>[K]>> } & {
+        readonly [K in keyof O]: pulumi.Output<OutputKinds[O[K][0] & keyof OutputKinds]>;
+      }
+    : never;
+
+/**
+ * The properties a dynamic resource passes: each input as given, the organization and the
+ * timeouts the program leaves out from its config and `customTimeouts`, and every output declared
+ * (undefined), so that the engine fills them in.
+ */
+export function programProps(
+  spec: ResourceSpec,
+  name: string,
+  args: object,
+  opts?: pulumi.CustomResourceOptions,
+) {
+  const given = args as Record<string, unknown>;
+  const props: Record<string, unknown> = {};
+  for (const [field, { fromConfig, timeouts }] of Object.entries(spec.fields())) {
+    let value = given[field];
+    if (value == null && fromConfig) value = programOrganizationId(`${spec.name} "${name}"`);
+    else if (value == null && timeouts)
+      value = customTimeoutSeconds(spec.name, name, opts?.customTimeouts, timeouts);
+    props[field] = value;
+  }
+  for (const output of Object.keys(spec.outputs)) props[output] = undefined;
+  return props;
 }

@@ -8,10 +8,8 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { randomUUID } from "node:crypto";
 import { startEmulator } from "../../src/emulator";
 import { packageSchema } from "../../src/plugin/schema";
-import {
-  reversePrivateEndpointDeletionFields,
-  serviceRunStateFields,
-} from "../../src/plugin/providerInternals";
+import { reversePrivateEndpointDeletionSpec } from "../../src/provider/reversePrivateEndpointDeletion";
+import { serviceRunStateSpec } from "../../src/provider/serviceRunStateInputs";
 import { engineCalls } from "./engineCalls";
 import { ROOT, sourcePluginCommand, startFakeEngine, startPlugin } from "./pluginProcess";
 
@@ -66,10 +64,10 @@ describe("plugin: schema", function () {
   it("has the provider's input fields, the dynamic resources' outputs and aliases, a secret key setting", function () {
     const runState = schema.resources["dbcloud:index:ServiceRunState"];
     const deletion = schema.resources["dbcloud:index:ReversePrivateEndpointDeletion"];
-    assert.deepEqual(Object.keys(runState.inputProperties), Object.keys(serviceRunStateFields()));
+    assert.deepEqual(Object.keys(runState.inputProperties), Object.keys(serviceRunStateSpec.fields()));
     assert.deepEqual(
       Object.keys(deletion.inputProperties),
-      Object.keys(reversePrivateEndpointDeletionFields()),
+      Object.keys(reversePrivateEndpointDeletionSpec.fields()),
     );
     assert.deepEqual(runState.requiredInputs, ["serviceId", "state"]);
     for (const output of ["observedState", "serviceName", "databaseVersion", "endpoints", "lastCommand"]) {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
+import { configure } from "../../src/provider";
 import {
   checkFields,
-  checkInputs,
   pickFields,
   requireIdOfProperties,
   requireValid,
@@ -11,6 +11,7 @@ import {
   UNKNOWN_VALUE,
 } from "../../src/provider/inputs";
 import * as runState from "../../src/provider/serviceRunStateInputs";
+import { checkAndDiff, defineResource, organizationIdField } from "../../src/provider/spec";
 import { loadSecondCopy } from "../helpers/secondCopy";
 
 /*
@@ -226,33 +227,49 @@ describe("input checks", () => {
     assert.deepEqual(Object.keys(pickFields(fields, ["timeout"])), ["timeout"]);
   });
 
-  it("checkInputs fills absent values from defaults, never over a given one, and explains a missing organization", () => {
-    const orgFields = { organizationId: { schema: uuidField("organizationId"), required: true } };
-    const given = checkInputs({ organizationId: SVC }, orgFields, { organizationId: ORG });
-    assert.deepEqual(given, { inputs: { organizationId: SVC }, failures: [] });
-    assert.deepEqual(checkInputs({}, orgFields, { organizationId: ORG }).inputs, { organizationId: ORG });
-    const missing = checkInputs({}, orgFields, { organizationId: undefined, extra: undefined });
-    assert.deepEqual(missing.inputs, {});
-    assert.deepEqual(missing.failures, [
-      {
-        property: "organizationId",
-        reason:
-          "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
-          "or environment variable DBCLOUD_ORGANIZATION_ID",
-      },
-    ]);
-    const both = checkInputs(
-      {},
-      { ...orgFields, serviceId: { schema: uuidField("serviceId"), required: true } },
-      { organizationId: undefined },
-    );
-    assert.deepEqual(
-      both.failures.map((f) => f.reason),
-      [missing.failures[0].reason, "serviceId is required"],
-      "only the organization's failure explains the organization",
-    );
-    const invalid = checkInputs({ organizationId: "x" }, orgFields, { organizationId: undefined });
-    assert.match(invalid.failures[0].reason, /must be a uuid/, "an invalid one keeps its own reason");
+  it("check fills absent values from the configured organization and defaults, never over a given one, and explains a missing organization", async () => {
+    const spec = defineResource({
+      name: "X",
+      description: "x",
+      fields: () => ({
+        organizationId: organizationIdField(),
+        serviceId: { schema: uuidField("serviceId"), description: "s", required: true },
+        timeout: { schema: timeoutField("timeout"), description: "t", default: 60 },
+      }),
+      outputs: {},
+      id: { fields: ["serviceId"], labels: ["service"] },
+      importId: { form: "serviceId", minParts: 1 },
+    });
+    const { check } = checkAndDiff(spec);
+    const saved = process.env.DBCLOUD_ORGANIZATION_ID;
+    try {
+      process.env.DBCLOUD_ORGANIZATION_ID = ORG;
+      await configure({ config: { get: () => undefined } });
+      const given = await check({}, { organizationId: SVC, serviceId: SVC, timeout: 5 });
+      assert.deepEqual(given, { inputs: { organizationId: SVC, serviceId: SVC, timeout: 5 }, failures: [] });
+      assert.deepEqual((await check({}, { serviceId: SVC })).inputs, {
+        serviceId: SVC,
+        organizationId: ORG,
+        timeout: 60,
+      });
+      delete process.env.DBCLOUD_ORGANIZATION_ID;
+      const missing = await check({}, {});
+      assert.deepEqual(missing.inputs, { timeout: 60 });
+      assert.deepEqual(missing.failures, [
+        {
+          property: "organizationId",
+          reason:
+            "organizationId is required: set it on the resource, or set stack config dbcloud:organizationId " +
+            "or environment variable DBCLOUD_ORGANIZATION_ID",
+        },
+        { property: "serviceId", reason: "serviceId is required" },
+      ]);
+      const invalid = await check({}, { organizationId: "x", serviceId: SVC });
+      assert.match(invalid.failures[0].reason, /must be a uuid/, "an invalid one keeps its own reason");
+    } finally {
+      if (saved === undefined) delete process.env.DBCLOUD_ORGANIZATION_ID;
+      else process.env.DBCLOUD_ORGANIZATION_ID = saved;
+    }
   });
 
   it("requireIdOfProperties names both sides by label, and cuts a long or hostile id: it names it, not carries it", () => {

@@ -100,6 +100,7 @@ const SERVICE_RUN_STATE_OUTPUTS = {
   timeoutSeconds: true,
   waitForState: true,
   onDestroy: true,
+  deleteTimeoutSeconds: true,
   observedState: true,
   serviceName: true,
   databaseVersion: true,
