@@ -1,11 +1,13 @@
 import type { Clock } from "../api/clock";
 import { DbcloudError, quoted } from "../api/errors";
 import type { ApiClient } from "../api/client";
+import type { ServiceCommand } from "../api/options";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
+import type { WarehouseWait } from "./warehouse";
 
-/* What goes into the converger and what comes out of it; the loop itself is in converge.ts. */
+/* What goes into the converger, what it keeps of a command, and what comes out; the loop is in converge.ts. */
 
 export type ProgressLog = Record<"info" | "warn", (line: string) => void>;
 
@@ -51,6 +53,30 @@ export interface ConvergeDeps {
   tuning: Readonly<ConvergeTuning>;
   /** Cancellation: every poll wait and request of the converge ends at once when it aborts. */
   signal?: AbortSignal;
+}
+
+/**
+ * What a PATCH came to, short of ending the converge: accepted; refused with a 409 (nothing applied,
+ * look again); its answer lost (it may have applied: the polls find out); refused by a warehouse
+ * (sent again at the poll cadence).
+ */
+export type PatchResult =
+  | { outcome: "accepted"; service: Service }
+  | { outcome: "refused"; why: string | undefined }
+  | { outcome: "lost"; why: string }
+  | { outcome: "warehouse"; wait: WarehouseWait };
+
+/** The last command that may have applied (accepted, or its answer lost), and what polls showed since. */
+export interface InFlight {
+  command: ServiceCommand;
+  /** The state it was sent from; undefined when only a refused re-send's earlier attempt may have applied it. */
+  from: string | undefined;
+  /** When its answer came or was lost (the converge's start when unknown). */
+  at: number;
+  /** A poll has shown a state other than `from` since. */
+  moved: boolean;
+  /** What a failure's message says when its answer was lost and no command was accepted. */
+  lost?: string;
 }
 
 /**
