@@ -25,9 +25,6 @@ export async function converge(request: ConvergeRequest, deps: ConvergeDeps) {
   return new Convergence(request, deps).run();
 }
 
-/** The client marks a failed PATCH that the server may have applied (no answer, a 5xx, an unreadable 2xx). */
-const mayHaveApplied = (error: unknown) => (error as { possiblyApplied?: boolean })?.possiblyApplied === true;
-
 class Convergence {
   constructor(
     private readonly request: ConvergeRequest,
@@ -160,7 +157,9 @@ class Convergence {
       const { service } = await client.changeServiceState(org, serviceId, command, options);
       return { outcome: "accepted", service };
     } catch (error) {
-      if (mayHaveApplied(error)) {
+      // The client marks a failure after which the server may have applied it (no answer, a 5xx, an unreadable 2xx).
+      const applied = (error as { possiblyApplied?: boolean })?.possiblyApplied === true;
+      if (applied) {
         this.recorded = sentNow(command, clock);
         this.inFlight ??= { command, from: undefined, at: this.started, moved: false };
       }
@@ -168,7 +167,7 @@ class Convergence {
       const wait = warehouseRefusal(error, this.service, command, this.warehouse);
       if (wait) return { outcome: "warehouse", wait };
       if (error instanceof ConflictError) return { outcome: "refused", why: error.serverMessage };
-      if (!mayHaveApplied(error) || this.outOfTime(error)) return this.failed(error);
+      if (!applied || this.outOfTime(error)) return this.failed(error);
       return { outcome: "lost", why: (error as Error).message };
     }
   }

@@ -55,27 +55,24 @@ export interface ConvergeDeps {
   signal?: AbortSignal;
 }
 
-/**
- * What a PATCH came to, short of ending the converge: accepted; refused with a 409 (nothing applied,
- * look again); its answer lost (it may have applied: the polls find out); refused by a warehouse
- * (sent again at the poll cadence).
- */
+/** What a PATCH came to, short of ending the converge: the loop looks again after all but an acceptance. */
 export type PatchResult =
   | { outcome: "accepted"; service: Service }
   | { outcome: "refused"; why: string | undefined }
   | { outcome: "lost"; why: string }
   | { outcome: "warehouse"; wait: WarehouseWait };
 
-/** The last command that may have applied (accepted, or its answer lost), and what polls showed since. */
+/**
+ * The last command that may have applied (accepted, or its answer lost): the state it was sent `from`
+ * (none known when only a refused re-send's earlier attempt may have), when its answer came or was lost
+ * (else the converge's start), whether a poll has `moved` from that state since, and what a failure
+ * says of `lost` answers when no command was accepted.
+ */
 export interface InFlight {
   command: ServiceCommand;
-  /** The state it was sent from; undefined when only a refused re-send's earlier attempt may have applied it. */
   from: string | undefined;
-  /** When its answer came or was lost (the converge's start when unknown). */
   at: number;
-  /** A poll has shown a state other than `from` since. */
   moved: boolean;
-  /** What a failure's message says when its answer was lost and no command was accepted. */
   lost?: string;
 }
 
