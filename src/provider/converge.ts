@@ -139,7 +139,7 @@ class Convergence {
         log.info(converging.answerLost(this.label(), command, result.why));
         return undefined;
       case "refused":
-        if (!this.warehouse) log.info(converging.refused(this.label(), command, result.why));
+        log.info(converging.refused(this.label(), command, result.why));
         return undefined;
       case "warehouse":
         if (!this.warehouse) log.info(converging.warehouse(this.label(), result.wait, tuning));
