@@ -66,7 +66,12 @@ class Convergence {
       this.service = observed;
       const state = observed.state ?? "";
       const step = this.nextStep(state);
-      if (step.action === "satisfied") return this.satisfied(observed, step.warning);
+      if (step.action === "satisfied") {
+        if (step.warning) this.deps.log.warn(converging.warning(this.label(), step.warning));
+        const elapsedMs = this.deps.clock.now() - this.started;
+        if (this.commands.length) this.deps.log.info(converging.reached(this.label(), state, elapsedMs));
+        return this.result(observed);
+      }
       if (step.action === "fail") return this.fail("terminal", `${this.label()}: ${step.reason}`);
       if (step.action === "wait" && step.reason === "transition" && !this.request.waitForState)
         return this.result(observed);
@@ -94,14 +99,6 @@ class Convergence {
       log.info(converging.mayPredate(this.label(), state, this.unseen.command));
     this.lastStep = step;
     return step;
-  }
-
-  private satisfied(observed: Service, warning: string | undefined) {
-    const { clock, log } = this.deps;
-    if (warning) log.warn(converging.warning(this.label(), warning));
-    if (this.commands.length)
-      log.info(converging.reached(this.label(), observed.state ?? "", clock.now() - this.started));
-    return this.result(observed);
   }
 
   /** Send the first command, one after a lost answer or a flip back, or the one re-send; else look again. */

@@ -57,10 +57,7 @@ export function sentFrom(state: string, command: ServiceCommand): boolean {
 
 /** The run state each command is sent for. */
 const TARGETS: Readonly<Record<ServiceCommand, DesiredState>> = { start: "running", stop: "stopped" };
-
-export function targetOf(command: ServiceCommand): DesiredState {
-  return TARGETS[command];
-}
+export const targetOf = (command: ServiceCommand): DesiredState => TARGETS[command];
 
 /** Whether an observed state already satisfies the desired one; no state at all satisfies nothing. */
 export function satisfies(observedState: string | undefined, desired: DesiredState): boolean {
