@@ -76,7 +76,7 @@ class Convergence {
       if (step.action === "wait" && step.reason === "transition" && !this.request.waitForState)
         return this.result(observed);
       const command = isServiceCommand(step.action) ? step.action : undefined;
-      const next = command ? this.sendOrLook(command, state) : "look";
+      const next = command && this.sendOrLook(command, state);
       if (next === "flapping") {
         const why = `went back to ${state} after ${this.applyBudget.used} commands; something else is changing its state`;
         return this.fail("flapping", `${this.label()} ${why}. Stopping here so as not to fight it.`);
@@ -101,18 +101,18 @@ class Convergence {
     return step;
   }
 
-  /** Send the first command, one after a lost answer or a flip back, or the one re-send; else look again. */
-  private sendOrLook(command: ServiceCommand, state: string): "send" | "look" | "flapping" {
+  /** Send the first command, one after a lost answer or a flip back, or the one re-send; undefined: look again. */
+  private sendOrLook(command: ServiceCommand, state: string): "send" | "flapping" | undefined {
     // A re-send after a warehouse's refusal this late could not answer before the deadline, leaving
     // unknown whether it applied: the last look ends the wait instead.
-    if (this.warehouse && this.deps.clock.now() >= this.lastPollAt) return "look";
+    if (this.warehouse && this.deps.clock.now() >= this.lastPollAt) return undefined;
     const sent = this.inFlight;
     if (!sent) return "send";
     const canSend = this.applyBudget.used < this.applyBudget.max;
     // After lost answers with the bound spent, keep looking until the deadline; after a flip back, fail.
-    if (sent.moved || !this.commands.length) return canSend ? "send" : sent.moved ? "flapping" : "look";
+    if (sent.moved || !this.commands.length) return canSend ? "send" : sent.moved ? "flapping" : undefined;
     const sinceMs = this.deps.clock.now() - sent.at;
-    if (this.resent || !canSend || sinceMs < this.deps.tuning.commandGraceMs) return "look";
+    if (this.resent || !canSend || sinceMs < this.deps.tuning.commandGraceMs) return undefined;
     // Nothing moved for a whole grace period: the command may have been lost. Once.
     this.resent = true;
     this.deps.log.info(converging.resending(this.label(), state, sinceMs, command));
@@ -155,7 +155,7 @@ class Convergence {
       return { outcome: "accepted", service };
     } catch (error) {
       // The client marks a failure after which the server may have applied it (no answer, a 5xx, an unreadable 2xx).
-      const applied = (error as { possiblyApplied?: boolean })?.possiblyApplied === true;
+      const applied = (error as { possiblyApplied?: boolean }).possiblyApplied === true;
       if (applied) {
         this.recorded = sentNow(command, clock);
         this.inFlight ??= { command, from: undefined, at: this.started, moved: false };
