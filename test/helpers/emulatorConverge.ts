@@ -6,7 +6,7 @@ import {
   type ConvergeRequest,
   type ConvergeTuning,
 } from "../../src/provider/converge";
-import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator";
+import { startEmulator, type EmulatorOptions } from "../../src/emulator";
 import { virtualClock } from "./virtualClock";
 
 /*
