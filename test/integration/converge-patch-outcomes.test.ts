@@ -109,6 +109,26 @@ describe("converge: what each answer to the PATCH leads to", function () {
     );
   });
 
+  it("cancelled while waiting on a service that shows no state: said so", async () => {
+    const serviceId = bench.emulator.addService({
+      organizationId: bench.organizationId,
+      name: "orders",
+      state: "running",
+      fields: { state: null },
+    }).id;
+    const controller = new AbortController();
+    // Cancelled as the wait for the first poll begins.
+    const { clock } = bench.time;
+    const sleep = clock.sleep;
+    clock.sleep = async (ms) => (controller.abort(new Error("the engine asked")), sleep(ms));
+    const error = await convergeError(bench.run(serviceId, { signal: controller.signal }).converging);
+    assert.equal(error.kind, "cancelled");
+    assert.match(
+      error.message,
+      /to be running: it was in no reported state when last seen \(the engine asked\)\.$/,
+    );
+  });
+
   it("a PATCH answer lost and the call out of time with no poll left: a timeout that records the start", async () => {
     const serviceId = stopped();
     // Applied, then held without an answer until the one attempt gives up at the converge's deadline.
