@@ -34,7 +34,7 @@ const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePriv
 
 /** The commands of the state-change operation, the one list: the client sends no other. */
 export const SERVICE_COMMANDS = Object.freeze(["start", "stop"] as const);
-
+const COMMAND_CHOICES = SERVICE_COMMANDS.map(quoted).join(" or ");
 export const isServiceCommand = (value: unknown): value is ServiceCommand =>
   (SERVICE_COMMANDS as readonly unknown[]).includes(value);
 
@@ -105,9 +105,7 @@ export class ApiClient {
     options: CallOptions = {},
   ): Promise<ServiceResult> {
     if (!isServiceCommand(command))
-      throw new InvalidInputError(
-        `command must be ${SERVICE_COMMANDS.map(quoted).join(" or ")}, got ${quoted(command)}`,
-      );
+      throw new InvalidInputError(`command must be ${COMMAND_CHOICES}, got ${quoted(command)}`);
     const path = `${servicePath(organizationId, serviceId)}/state`;
     return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }

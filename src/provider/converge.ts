@@ -35,7 +35,6 @@ class Convergence {
   private readonly deadline = this.started + this.request.timeoutMs;
   /** Early enough before the deadline that the last poll can still answer in time. */
   private readonly lastPollAt = this.deadline - Math.min(1_000, this.request.timeoutMs * 0.05);
-  /** The commands accepted, in order. */
   private readonly commands: ServiceCommand[] = [];
   private readonly applyBudget: ApplyBudget = { used: 0, max: this.deps.tuning.maxCommands };
   private service: Service | undefined;
@@ -78,8 +77,11 @@ class Convergence {
       const command = isServiceCommand(step.action) ? step.action : undefined;
       const next = command && this.sendOrLook(command, state);
       if (next === "flapping") {
-        const why = `went back to ${state} after ${this.applyBudget.used} commands; something else is changing its state`;
-        return this.fail("flapping", `${this.label()} ${why}. Stopping here so as not to fight it.`);
+        const why = `went back to ${state} after ${this.applyBudget.used} commands; something else is changing`;
+        return this.fail(
+          "flapping",
+          `${this.label()} ${why} its state. Stopping here so as not to fight it.`,
+        );
       }
       const answer = command && next === "send" ? await this.send(command, state) : undefined;
       if (answer && !this.request.waitForState) return this.result(answer);
@@ -101,7 +103,7 @@ class Convergence {
     return step;
   }
 
-  /** Send the first command, one after a lost answer or a flip back, or the one re-send; undefined: look again. */
+  /** Send the first command, one after a lost answer or a flip back, or the one re-send; else look again. */
   private sendOrLook(command: ServiceCommand, state: string): "send" | "flapping" | undefined {
     // A re-send after a warehouse's refusal this late could not answer before the deadline, leaving
     // unknown whether it applied: the last look ends the wait instead.
@@ -154,7 +156,7 @@ class Convergence {
       const { service } = await client.changeServiceState(org, serviceId, command, options);
       return { outcome: "accepted", service };
     } catch (error) {
-      // The client marks a failure after which the server may have applied it (no answer, a 5xx, an unreadable 2xx).
+      // The client marks a failure after which the server may have applied it (no answer, 5xx, unreadable 2xx).
       const applied = (error as { possiblyApplied?: boolean }).possiblyApplied === true;
       if (applied) {
         this.recorded = sentNow(command, clock);

@@ -63,10 +63,9 @@ export type PatchResult =
   | { outcome: "warehouse"; wait: WarehouseWait };
 
 /**
- * The last command that may have applied (accepted, or its answer lost): the state it was sent `from`
- * (none known when only a refused re-send's earlier attempt may have), when its answer came or was lost
- * (else the converge's start), whether a poll has `moved` from that state since, and what a failure
- * says of `lost` answers when no command was accepted.
+ * The last command that may have applied (accepted, or its answer lost): the state it was sent `from` (none
+ * known when only a refused re-send's earlier attempt may have), `at` its answer or loss (else the converge's
+ * start), whether a poll has `moved` from `from` since, and what a failure says of `lost` answers.
  */
 export interface InFlight {
   command: ServiceCommand;
