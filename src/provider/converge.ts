@@ -77,11 +77,8 @@ class Convergence {
       const command = isServiceCommand(step.action) ? step.action : undefined;
       const next = command && this.sendOrLook(command, state);
       if (next === "flapping") {
-        const why = `went back to ${state} after ${this.applyBudget.used} commands; something else is changing`;
-        return this.fail(
-          "flapping",
-          `${this.label()} ${why} its state. Stopping here so as not to fight it.`,
-        );
+        const why = `went back to ${state} after ${this.applyBudget.used} commands; something else is changing its state`;
+        return this.fail("flapping", `${this.label()} ${why}. Stopping here so as not to fight it.`);
       }
       const answer = command && next === "send" ? await this.send(command, state) : undefined;
       if (answer && !this.request.waitForState) return this.result(answer);
