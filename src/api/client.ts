@@ -32,6 +32,12 @@ const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
 const STATE_PATH = `${SERVICE_PATH}/state`;
 const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePrivateEndpointId}`;
 
+/** The commands of the state-change operation, the one list: the client sends no other. */
+export const SERVICE_COMMANDS = Object.freeze(["start", "stop"] as const);
+const COMMAND_CHOICES = SERVICE_COMMANDS.map(quoted).join(" or ");
+export const isServiceCommand = (value: unknown): value is ServiceCommand =>
+  (SERVICE_COMMANDS as readonly unknown[]).includes(value);
+
 /** Every 4xx says the server refused the request without applying it: it uses up no ApplyBudget. */
 const REFUSAL = /^4\d\d$/;
 
@@ -98,8 +104,8 @@ export class ApiClient {
     command: ServiceCommand,
     options: CallOptions = {},
   ): Promise<ServiceResult> {
-    if (command !== "start" && command !== "stop")
-      throw new InvalidInputError(`command must be "start" or "stop", got ${quoted(command)}`);
+    if (!isServiceCommand(command))
+      throw new InvalidInputError(`command must be ${COMMAND_CHOICES}, got ${quoted(command)}`);
     const path = `${servicePath(organizationId, serviceId)}/state`;
     return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }

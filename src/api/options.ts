@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import type { SERVICE_COMMANDS } from "./client";
 import type { Clock } from "./clock";
 import type { PollHint, RateBudget } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
@@ -8,7 +9,7 @@ import type { Service } from "./serviceTypes";
 import type { DispatcherTimeouts } from "./shared";
 
 /** The commands of the state-change operation (`awake` is outside this package's scope). */
-export type ServiceCommand = "start" | "stop";
+export type ServiceCommand = (typeof SERVICE_COMMANDS)[number];
 
 /** Per-attempt limits: the dispatcher's connect, headers and body-idle timeouts, and a hard total. */
 export interface AttemptTimeouts extends DispatcherTimeouts {

@@ -1,16 +1,11 @@
 import { cancelledDetail, sleepUnlessAborted } from "../api/abort";
+import { isServiceCommand } from "../api/client";
+import { ApiTimeoutError, ConflictError, InvalidInputError } from "../api/errors";
 import type { ApplyBudget, ServiceCommand } from "../api/options";
 import type { PollHint } from "../api/pollOrder";
-import {
-  ApiError,
-  ApiTimeoutError,
-  ConflictError,
-  InvalidInputError,
-  ResponseValidationError,
-} from "../api/errors";
 import type { Service } from "../api/schemas";
 import { ConvergeError, describeService, MIN_POLL_MS, seconds } from "./convergeTypes";
-import type { ConvergeDeps, ConvergeRequest } from "./convergeTypes";
+import type { ConvergeDeps, ConvergeRequest, InFlight, PatchResult } from "./convergeTypes";
 import { afterRead, mayPredate, sentNow } from "./lastCommand";
 import { converging } from "./progress";
 import { decide, type Decision } from "./stateTable";
@@ -43,21 +38,16 @@ class Convergence {
   private readonly commands: ServiceCommand[] = [];
   private readonly applyBudget: ApplyBudget = { used: 0, max: this.deps.tuning.maxCommands };
   private service: Service | undefined;
-  private commandMaybeApplied = false;
-  /** What the timeout's message says of commands whose answers were lost, if no other was accepted. */
-  private lostAnswers = "";
+  private inFlight: InFlight | undefined;
+  /** A command is sent again for nothing having moved at most once a converge. */
+  private resent = false;
   /** The last command that may have been applied, for the outputs. */
   private recorded = this.request.lastCommand;
   /** The command recorded before this converge while a GET may not show it yet: such a read proves nothing. */
   private unseen = this.request.lastCommand;
-  private lastCommandAt = 0;
-  private stateAtCommand: string | undefined;
-  private movedSinceCommand = false;
-  private resent = false;
+  private warehouse: WarehouseWait | undefined;
   private lastStep: Step | undefined;
   private lastProgressAt = this.started;
-  /** When the wait began: the last command's answer, else the converge's start. */
-  private waitFrom = this.started;
   /** When a read or a command's answer last showed the service. */
   private lastSeenAt = this.started;
   /**
@@ -65,10 +55,9 @@ class Convergence {
    * when slots are scarce, by how long this service has been on its way (src/api/pollOrder.ts).
    */
   private readonly pollHint: PollHint = {
-    waitedMs: () => this.deps.clock.now() - this.waitFrom,
+    waitedMs: () => this.deps.clock.now() - (this.inFlight?.at ?? this.started),
     unseenMs: () => this.deps.clock.now() - this.lastSeenAt,
   };
-  private warehouse: WarehouseWait | undefined;
 
   async run() {
     let observed = await this.read();
@@ -76,15 +65,25 @@ class Convergence {
       this.service = observed;
       const state = observed.state ?? "";
       const step = this.nextStep(state);
-      if (step.action === "satisfied") return this.satisfied(observed, step.warning);
+      if (step.action === "satisfied") {
+        if (step.warning) this.deps.log.warn(converging.warning(this.label(), step.warning));
+        const elapsedMs = this.deps.clock.now() - this.started;
+        if (this.commands.length) this.deps.log.info(converging.reached(this.label(), state, elapsedMs));
+        return this.result(observed);
+      }
       if (step.action === "fail") return this.fail("terminal", `${this.label()}: ${step.reason}`);
       if (step.action === "wait" && step.reason === "transition" && !this.request.waitForState)
         return this.result(observed);
-      const command = this.commandToSend(step, state);
-      const answer = command && (await this.send(command, state));
+      const command = isServiceCommand(step.action) ? step.action : undefined;
+      const next = command && this.sendOrLook(command, state);
+      if (next === "flapping") {
+        const why = `went back to ${state} after ${this.applyBudget.used} commands; something else is changing its state`;
+        return this.fail("flapping", `${this.label()} ${why}. Stopping here so as not to fight it.`);
+      }
+      const answer = command && next === "send" ? await this.send(command, state) : undefined;
       if (answer && !this.request.waitForState) return this.result(answer);
       // The PATCH answer is a fresh look at the service: it counts as a poll.
-      observed = answer || (await this.poll(state));
+      observed = answer ?? (await this.poll(state));
     }
   }
 
@@ -101,90 +100,79 @@ class Convergence {
     return step;
   }
 
-  private satisfied(observed: Service, warning: string | undefined) {
-    const { clock, log } = this.deps;
-    if (warning) log.warn(converging.warning(this.label(), warning));
-    if (this.commands.length)
-      log.info(converging.reached(this.label(), observed.state ?? "", clock.now() - this.started));
-    return this.result(observed);
-  }
-
-  /** The first command, one after a lost answer or a flip back, or the one re-send; else none. */
-  private commandToSend(step: Step, state: string): ServiceCommand | undefined {
-    if (step.action !== "start" && step.action !== "stop") return undefined;
+  /** Send the first command, one after a lost answer or a flip back, or the one re-send; else look again. */
+  private sendOrLook(command: ServiceCommand, state: string): "send" | "flapping" | undefined {
     // A re-send after a warehouse's refusal this late could not answer before the deadline, leaving
     // unknown whether it applied: the last look ends the wait instead.
     if (this.warehouse && this.deps.clock.now() >= this.lastPollAt) return undefined;
+    const sent = this.inFlight;
+    if (!sent) return "send";
     const canSend = this.applyBudget.used < this.applyBudget.max;
-    const sentNone = this.commands.length === 0;
-    if (sentNone && !this.commandMaybeApplied) return step.action;
-    // Our commands' answers were lost and the bound is spent: keep looking until the deadline.
-    if (sentNone && !this.movedSinceCommand && !canSend) return undefined;
-    if (this.movedSinceCommand || sentNone) {
-      if (canSend) return step.action;
-      return this.fail(
-        "flapping",
-        `${this.label()} went back to ${state} after ${this.applyBudget.used} commands; something else is ` +
-          `changing its state. Stopping here so as not to fight it.`,
-      );
-    }
-    const sinceMs = this.deps.clock.now() - this.lastCommandAt;
+    // After lost answers with the bound spent, keep looking until the deadline; after a flip back, fail.
+    if (sent.moved || !this.commands.length) return canSend ? "send" : sent.moved ? "flapping" : undefined;
+    const sinceMs = this.deps.clock.now() - sent.at;
     if (this.resent || !canSend || sinceMs < this.deps.tuning.commandGraceMs) return undefined;
     // Nothing moved for a whole grace period: the command may have been lost. Once.
     this.resent = true;
-    this.deps.log.info(converging.resending(this.label(), state, sinceMs, step.action));
-    return step.action;
+    this.deps.log.info(converging.resending(this.label(), state, sinceMs, command));
+    return "send";
   }
 
   /** The service as the PATCH answer shows it; undefined when it was refused or its answer lost. */
   private async send(command: ServiceCommand, state: string): Promise<Service | undefined> {
-    const { client, log } = this.deps;
-    const { organizationId, serviceId, desired } = this.request;
-    const options = { deadline: this.deadline, applyBudget: this.applyBudget, signal: this.deps.signal };
-    const patch = () => client.changeServiceState(organizationId, serviceId, command, options);
-    try {
-      const answer = await this.call(patch, command);
-      this.commands.push(command);
-      log.info(converging.sent(this.label(), command, state, desired));
-      this.commandSentFrom(command, state);
-      this.warehouse = undefined;
-      return answer.service;
-    } catch (error) {
-      if (this.answerLost(error, command, state)) return undefined;
-      // What `call` lets through: a 409, or a warehouse's refusal. Nothing was applied; look again.
-      if (!(error instanceof ApiError)) throw error;
-      if (error instanceof ConflictError && !this.warehouse)
-        log.info(converging.refused(this.label(), command, error.serverMessage));
-      return undefined;
+    const { log, tuning } = this.deps;
+    const result = await this.patch(command);
+    switch (result.outcome) {
+      case "accepted":
+        this.commands.push(command);
+        log.info(converging.sent(this.label(), command, state, this.request.desired));
+        this.sentFrom(command, state);
+        this.warehouse = undefined;
+        return result.service;
+      case "lost":
+        this.sentFrom(command, state).lost =
+          ` after ${this.applyBudget.used} ${command} command(s) whose answers were lost (last: ${result.why})`;
+        log.info(converging.answerLost(this.label(), command, result.why));
+        return undefined;
+      case "refused":
+        log.info(converging.refused(this.label(), command, result.why));
+        return undefined;
+      case "warehouse":
+        if (!this.warehouse) log.info(converging.warehouse(this.label(), result.wait, tuning));
+        this.warehouse = result.wait;
+        return undefined;
     }
   }
 
-  /** Whether the refusal is a warehouse's: then the loop sends the command again at the poll cadence. */
-  private waitOnWarehouse(error: unknown, command: ServiceCommand): boolean {
-    const wait = warehouseRefusal(error, this.service, command, this.warehouse);
-    if (!wait) return false;
-    if (!this.warehouse) this.deps.log.info(converging.warehouse(this.label(), wait, this.deps.tuning));
-    this.warehouse = wait;
-    return true;
+  /** The PATCH and what it came to; a failure the loop cannot carry on from ends the converge. */
+  private async patch(command: ServiceCommand): Promise<PatchResult> {
+    const { client, clock, signal } = this.deps;
+    const { organizationId: org, serviceId } = this.request;
+    const options = { deadline: this.deadline, applyBudget: this.applyBudget, signal };
+    try {
+      const { service } = await client.changeServiceState(org, serviceId, command, options);
+      return { outcome: "accepted", service };
+    } catch (error) {
+      // The client marks a failure after which the server may have applied it (no answer, 5xx, unreadable 2xx).
+      const applied = (error as { possiblyApplied?: boolean }).possiblyApplied === true;
+      if (applied) {
+        this.recorded = sentNow(command, clock);
+        this.inFlight ??= { command, from: undefined, at: this.started, moved: false };
+      }
+      if (signal?.aborted) return this.failed(error);
+      const wait = warehouseRefusal(error, this.service, command, this.warehouse);
+      if (wait) return { outcome: "warehouse", wait };
+      if (error instanceof ConflictError) return { outcome: "refused", why: error.serverMessage };
+      if (!applied || this.outOfTime(error)) return this.failed(error);
+      return { outcome: "lost", why: (error as Error).message };
+    }
   }
 
-  private commandSentFrom(command: ServiceCommand, state: string): void {
-    this.stateAtCommand = state;
-    this.lastCommandAt = this.deps.clock.now();
-    this.waitFrom = this.lastSeenAt = this.lastCommandAt;
+  /** Records `command`, accepted or with its answer lost, as the one in flight. */
+  private sentFrom(command: ServiceCommand, state: string): InFlight {
+    this.lastSeenAt = this.deps.clock.now();
     this.recorded = sentNow(command, this.deps.clock);
-    this.movedSinceCommand = false;
-  }
-
-  /** A failure after which the command may have been applied (answer lost, 5xx): the polls find out. */
-  private answerLost(error: unknown, command: ServiceCommand, state: string): boolean {
-    const cause = error instanceof ConvergeError && error.kind === "api" ? error.cause : undefined;
-    if (!(cause as { possiblyApplied?: boolean } | undefined)?.possiblyApplied) return false;
-    this.commandSentFrom(command, state);
-    const why = (cause as Error).message;
-    this.lostAnswers = ` after ${this.applyBudget.used} ${command} command(s) whose answers were lost (last: ${why})`;
-    this.deps.log.info(converging.answerLost(this.label(), command, why));
-    return true;
+    return (this.inFlight = { command, from: state, at: this.lastSeenAt, moved: false });
   }
 
   /** Waits for the next poll (or times out when the last one is behind it), then polls. */
@@ -200,17 +188,16 @@ class Convergence {
       (error: unknown) => (this.deps.signal?.aborted ? this.cancelled(error) : Promise.reject(error)),
     );
     const observed = await this.read(this.pollHint);
-    if ((this.commands.length || this.commandMaybeApplied) && observed.state !== this.stateAtCommand)
-      this.movedSinceCommand = true;
+    if (this.inFlight && observed.state !== this.inFlight.from) this.inFlight.moved = true;
     return observed;
   }
 
   /** A constant interval; sooner when a grace period ends first; never past the last poll's time. */
   private waitBeforePoll(state: string, now: number): number {
     const { pollEveryMs, commandGraceMs } = this.deps.tuning;
+    const sent = this.commands.length && !this.resent ? this.inFlight! : undefined;
     let pollAt = now + pollEveryMs;
-    if (this.commands.length && !this.resent && !this.movedSinceCommand && state === this.stateAtCommand)
-      pollAt = Math.min(pollAt, this.lastCommandAt + commandGraceMs);
+    if (sent && !sent.moved && state === sent.from) pollAt = Math.min(pollAt, sent.at + commandGraceMs);
     if (this.unseen) pollAt = Math.min(pollAt, this.unseen.atMs + commandGraceMs);
     const waitMs = Math.max(MIN_POLL_MS, pollAt - now);
     return Math.max(0, Math.min(waitMs, this.lastPollAt - now));
@@ -219,31 +206,25 @@ class Convergence {
   private async read(poll?: PollHint): Promise<Service> {
     const { organizationId, serviceId } = this.request;
     const options = { deadline: this.deadline, poll, signal: this.deps.signal };
-    const { service } = await this.call(() =>
-      this.deps.client.getService(organizationId, serviceId, options),
-    );
+    const { service } = await this.deps.client
+      .getService(organizationId, serviceId, options)
+      .catch((error: unknown) => this.failed(error));
     if (this.recorded) this.recorded = afterRead(this.recorded, service.state ?? "");
     this.lastSeenAt = this.deps.clock.now();
     return service;
   }
 
-  /** A request; its failure as a ConvergeError, noting a command that may have been applied. */
-  private async call<T>(what: () => Promise<T>, command?: ServiceCommand): Promise<T> {
-    try {
-      return await what();
-    } catch (error) {
-      if ((error instanceof ApiError || error instanceof ResponseValidationError) && error.possiblyApplied) {
-        this.commandMaybeApplied = true;
-        if (command) this.recorded = sentNow(command, this.deps.clock);
-      }
-      if (this.deps.signal?.aborted) return this.cancelled(error);
-      if ((command && this.waitOnWarehouse(error, command)) || error instanceof ConflictError) throw error;
-      // Out of time inside the client where no further poll would fit: the converge's timeout.
-      const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
-      if (error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && this.service)
-        return this.timedOut(error);
-      return this.fail("api", (error as Error).message, error);
-    }
+  /** A request's failure that ends the converge: cancelled, out of time, or the API's failure. */
+  private failed(error: unknown): never {
+    if (this.deps.signal?.aborted) return this.cancelled(error);
+    if (this.outOfTime(error)) return this.timedOut(error);
+    return this.fail("api", (error as Error).message, error);
+  }
+
+  /** Out of time inside the client where no further poll would fit: the converge's timeout. */
+  private outOfTime(error: unknown): boolean {
+    const lastPollWindow = this.deadline - this.deps.tuning.pollEveryMs;
+    return error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && !!this.service;
   }
 
   /** What a converge returns: the service as last shown, the commands accepted in order, the last one sent. */
@@ -255,10 +236,15 @@ class Convergence {
     return describeService(this.service, this.request.serviceId);
   }
 
+  /** What was sent, for a failure's message: the commands accepted, else those whose answers were lost. */
+  private sentSoFar(): string {
+    const accepted = this.commands.length && ` after sending ${this.commands.join(", then ")}`;
+    return accepted || (this.inFlight?.lost ?? "");
+  }
+
   /** The timeout's error: what it waited for, sent and saw last. Called only after a GET showed the service. */
   private timedOut(cause?: unknown): never {
     const now = this.deps.clock.now();
-    const sent = this.commands.length ? ` after sending ${this.commands.join(", then ")}` : this.lostAnswers;
     const waitReason = this.lastStep?.action === "wait" ? this.lastStep.reason : undefined;
     const note =
       waitReason === "unknown"
@@ -268,7 +254,7 @@ class Convergence {
           : "";
     const message =
       `Timed out after ${seconds(now - this.started)} waiting for ${this.label()} to be ${this.request.desired}` +
-      `${sent}: it is ${this.service!.state || "in no reported state"}${note}` +
+      `${this.sentSoFar()}: it is ${this.service!.state || "in no reported state"}${note}` +
       `${this.warehouse ? warehouseTimeoutNote(this.warehouse) : ""}. Raise timeoutSeconds if it needs longer.`;
     return this.fail("timeout", message, cause);
   }
@@ -276,19 +262,13 @@ class Convergence {
   /** The cancellation's error: what it waited for, what it sent or may have, and what it saw last. */
   private cancelled(cause: unknown): never {
     const { clock, signal } = this.deps;
-    const lost =
-      this.recorded && this.commandMaybeApplied
-        ? ` after a ${this.recorded.command} whose answer never came`
-        : "";
-    const sent = this.commands.length
-      ? ` after sending ${this.commands.join(", then ")}`
-      : this.lostAnswers || lost;
+    const unanswered = this.inFlight ? ` after a ${this.inFlight.command} whose answer never came` : "";
     const seen = this.service
       ? `: it was ${this.service.state || "in no reported state"} when last seen`
       : "";
     const message =
       `Cancelled after ${seconds(clock.now() - this.started)} waiting for ${this.label()} to be ` +
-      `${this.request.desired}${sent}${seen} (${cancelledDetail(signal!)}).`;
+      `${this.request.desired}${this.sentSoFar() || unanswered}${seen} (${cancelledDetail(signal!)}).`;
     return this.fail("cancelled", message, cause);
   }
 
@@ -296,7 +276,7 @@ class Convergence {
     throw new ConvergeError({
       kind,
       message,
-      commandAccepted: this.commands.length > 0 || this.commandMaybeApplied,
+      commandAccepted: this.inFlight !== undefined,
       service: this.service,
       lastCommand: this.recorded,
       warehouseId: kind === "timeout" ? this.warehouse?.warehouseId : undefined,

@@ -1,11 +1,13 @@
 import type { Clock } from "../api/clock";
 import { DbcloudError, quoted } from "../api/errors";
 import type { ApiClient } from "../api/client";
+import type { ServiceCommand } from "../api/options";
 import type { Service } from "../api/schemas";
 import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
+import type { WarehouseWait } from "./warehouse";
 
-/* What goes into the converger and what comes out of it; the loop itself is in converge.ts. */
+/* What goes into the converger, what it keeps of a command, and what comes out; the loop is in converge.ts. */
 
 export type ProgressLog = Record<"info" | "warn", (line: string) => void>;
 
@@ -51,6 +53,26 @@ export interface ConvergeDeps {
   tuning: Readonly<ConvergeTuning>;
   /** Cancellation: every poll wait and request of the converge ends at once when it aborts. */
   signal?: AbortSignal;
+}
+
+/** What a PATCH came to, short of ending the converge: the loop looks again after all but an acceptance. */
+export type PatchResult =
+  | { outcome: "accepted"; service: Service }
+  | { outcome: "refused"; why: string | undefined }
+  | { outcome: "lost"; why: string }
+  | { outcome: "warehouse"; wait: WarehouseWait };
+
+/**
+ * The last command that may have applied (accepted, or its answer lost): the state it was sent `from` (none
+ * known when only a refused re-send's earlier attempt may have), `at` its answer or loss (else the converge's
+ * start), whether a poll has `moved` from `from` since, and what a failure says of `lost` answers.
+ */
+export interface InFlight {
+  command: ServiceCommand;
+  from: string | undefined;
+  at: number;
+  moved: boolean;
+  lost?: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isServiceCommand } from "../api/client";
 import type { ServiceCommand } from "../api/options";
 import { fromWallTime, wallNow, type Clock } from "../api/clock";
 import { sentFrom } from "./stateTable";
@@ -45,7 +46,7 @@ export function lastCommandToOutputs(sent: SentCommand | undefined): LastCommand
 export function lastCommandFromOutputs(value: unknown, clock: Clock): SentCommand | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
   const { command, sentAt, seen } = value as Record<string, unknown>;
-  if ((command !== "start" && command !== "stop") || typeof sentAt !== "string") return undefined;
+  if (!isServiceCommand(command) || typeof sentAt !== "string") return undefined;
   const wallMs = Date.parse(sentAt);
   if (!Number.isFinite(wallMs) || new Date(wallMs).toISOString() !== sentAt) return undefined;
   return { command, atMs: fromWallTime(clock, wallMs), wallMs, seen: seen === true };

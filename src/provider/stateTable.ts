@@ -1,3 +1,5 @@
+import type { ServiceCommand } from "../api/options";
+
 /* How each API state counts for a desired run state (the README's table). Pure: the tests drive it directly. */
 
 /** The run state a ServiceRunState declares. */
@@ -7,7 +9,7 @@ export type DesiredState = "running" | "stopped";
 export type Decision =
   /** `warning` set when the state only counts as satisfied (degraded). */
   | { action: "satisfied"; warning?: string }
-  | { action: "start" | "stop" }
+  | { action: ServiceCommand }
   | { action: "wait"; reason: "transition" | "conflicting-transition" | "unknown" }
   /** No command can help: the service is gone or broken. */
   | { action: "fail"; reason: string };
@@ -49,13 +51,13 @@ export function decide(observedState: string, desired: DesiredState): Decision {
 }
 
 /** Whether the table sends `command` from `state`: right after it, a GET may still show such a state. */
-export function sentFrom(state: string, command: "start" | "stop"): boolean {
+export function sentFrom(state: string, command: ServiceCommand): boolean {
   return decide(state, targetOf(command)).action === command;
 }
 
-export function targetOf(command: "start" | "stop"): DesiredState {
-  return command === "start" ? "running" : "stopped";
-}
+/** The run state each command is sent for. */
+const TARGETS: Readonly<Record<ServiceCommand, DesiredState>> = { start: "running", stop: "stopped" };
+export const targetOf = (command: ServiceCommand): DesiredState => TARGETS[command];
 
 /** Whether an observed state already satisfies the desired one; no state at all satisfies nothing. */
 export function satisfies(observedState: string | undefined, desired: DesiredState): boolean {

@@ -3,7 +3,7 @@
 import type { PathParams } from "./api-routes";
 import { isPlainObject } from "../input/errors";
 import type { ServiceStore, StoredService } from "../model/service-store";
-import type { Command } from "../model/state-machine";
+import { COMMANDS, type Command } from "../model/state-machine";
 import type { ServiceView, WarehouseRule } from "../types";
 import { isUuid } from "../model/uuid";
 
@@ -58,14 +58,16 @@ export function parseCommandBody(body: Buffer): ParsedCommand {
     const reason = body.length === 0 ? "the body is empty" : (error as Error).message;
     return { error: `Invalid JSON body: ${reason}` };
   }
+  const quoted = COMMANDS.map((name) => `"${name}"`);
   if (!isPlainObject(value)) {
-    return { error: 'Invalid body: expected a JSON object {"command": "start" | "stop"}' };
+    return { error: `Invalid body: expected a JSON object {"command": ${quoted.join(" | ")}}` };
   }
   const command = value.command;
-  if (command === undefined) return { error: 'Invalid body: missing "command" (expected "start" or "stop")' };
-  if (command === "start" || command === "stop") return { command };
+  const expected = `expected ${quoted.join(" or ")}`;
+  if (command === undefined) return { error: `Invalid body: missing "command" (${expected})` };
+  if ((COMMANDS as readonly unknown[]).includes(command)) return { command: command as Command };
   return {
-    error: `Invalid command ${JSON.stringify(command)}: expected "start" or "stop"`,
+    error: `Invalid command ${JSON.stringify(command)}: ${expected}`,
     command: typeof command === "string" ? command : undefined,
   };
 }

@@ -3,7 +3,9 @@
 // timers run and an injected clock moves services as well as real time does.
 import type { TransitionTimes } from "../types";
 
-export type Command = "start" | "stop";
+/** The commands the state-change operation takes (the real API's `awake` is not emulated). */
+export const COMMANDS = ["start", "stop"] as const;
+export type Command = (typeof COMMANDS)[number];
 
 export interface Phase {
   state: string;
