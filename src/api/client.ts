@@ -10,7 +10,7 @@ import {
   quoted,
   ResponseValidationError,
 } from "./errors";
-import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
+import { checkApiUrl, checkedRequestUrl, endpointSegment, limitProblems, uuidSegment } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
@@ -68,6 +68,7 @@ export class ApiClient {
     const problems = "problems" in checked ? [`apiUrl: ${checked.problems.join("; ")}`] : [];
     if (!options.keyId) problems.push("keyId: the API key ID is required");
     if (!options.keySecret) problems.push("keySecret: the API key secret is required");
+    problems.push(...limitProblems("timeouts", options.timeouts), ...limitProblems("retry", options.retry));
     if (problems.length || !("url" in checked)) throw new ConfigurationError(problems);
     this.apiUrl = checked.url;
     this.keyId = options.keyId;

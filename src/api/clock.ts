@@ -15,8 +15,8 @@ export interface Clock {
 /** Node's timers hold at most a signed 32-bit number of ms; a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A delay a timer can hold: never negative, NaN or past `MAX_TIMER_MS` (an unbounded one is the longest). */
-export const timerMs = (ms: number) => (Number.isNaN(ms) ? 0 : Math.min(MAX_TIMER_MS, Math.max(0, ms)));
+/** A delay a timer can hold: never negative, NaN or past `MAX_TIMER_MS`. */
+export const timerMs = (ms: number) => Math.min(MAX_TIMER_MS, Math.max(0, Number.isFinite(ms) ? ms : 0));
 
 export const systemClock: Clock = {
   // Anchored at the process's start on the wall clock, so that processes sharing a budget file

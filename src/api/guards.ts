@@ -7,6 +7,19 @@ export function isUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
 }
 
+/**
+ * Each limit given must be a positive, finite number: undici reads a timeout of 0 as none, and a
+ * timer reads NaN or Infinity as no wait at all.
+ */
+export function limitProblems(group: string, limits: object | undefined): string[] {
+  return Object.entries(limits ?? {})
+    .filter(
+      ([, value]) =>
+        value !== undefined && !(typeof value === "number" && value > 0 && Number.isFinite(value)),
+    )
+    .map(([name, value]) => `${group}.${name}: must be a positive, finite number, got ${quoted(value)}`);
+}
+
 const ENDPOINT_ID_RULE = "1 to 128 characters of letters, digits and . _ : ~ -, not dots alone";
 
 /**

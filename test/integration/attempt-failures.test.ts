@@ -152,10 +152,8 @@ describe("attempts without an answer", function () {
 
   it("a total time past what Node's timers hold is held at the longest timer, not ended at once", async () => {
     server = await startHostileServer((_req, res) => setTimeout(() => res.end(serviceBody(SVC)), 50));
-    for (const totalMs of [2 ** 32, Infinity]) {
-      const client = clientFor(server, { timeouts: { totalMs } });
-      assert.equal((await client.getService(ORG, SVC)).service.id, SVC, `totalMs ${totalMs}`);
-    }
+    const client = clientFor(server, { timeouts: { totalMs: 2 ** 32 } });
+    assert.equal((await client.getService(ORG, SVC)).service.id, SVC);
   });
 
   it("an attempt out of time closes its connection, with the headers or the body still to come", async () => {

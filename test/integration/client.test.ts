@@ -8,6 +8,7 @@ import {
   ApiTimeoutError,
   ConfigurationError,
   ConflictError,
+  quoted,
   ServerError,
 } from "../../src/api/errors";
 import type { ApiClientOptions } from "../../src/api/options";
@@ -64,6 +65,26 @@ describe("client bookkeeping", function () {
       rateLimit: false,
     });
     assert.deepEqual(client.toJSON(), { apiUrl: "https://x.example.com", keyId: "k" });
+  });
+
+  it("refuses a limit that would end every wait at once or never: zero, negative, NaN, Infinity, not a number", () => {
+    const build =
+      (timeouts: object, retry: object = {}) =>
+      () =>
+        new ApiClient({ apiUrl: "https://x.example.com", keyId: "k", keySecret: "s", timeouts, retry });
+    for (const bad of [0, -1, Number.NaN, Infinity, "5000"]) {
+      assert.throws(build({ totalMs: bad }), (error: unknown) => {
+        assert.ok(error instanceof ConfigurationError);
+        assert.deepEqual(error.problems, [
+          `timeouts.totalMs: must be a positive, finite number, got ${quoted(bad)}`,
+        ]);
+        return true;
+      });
+    }
+    assert.throws(build({ headersMs: 0 }, { maxAttempts: 0 }), {
+      message: /timeouts\.headersMs: .* got 0\n- retry\.maxAttempts: .* got 0/,
+    });
+    assert.doesNotThrow(build({ totalMs: 2 ** 32, headersMs: undefined }, { baseDelayMs: 1 }));
   });
 
   it("a URL missing altogether (a JavaScript caller) is quoted as empty; a URL's problems are listed on one line", () => {
