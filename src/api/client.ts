@@ -1,8 +1,7 @@
 import type { Dispatcher } from "undici";
-import { cancelledDetail, sleepUnlessAborted } from "./abort";
+import { sleepUnlessAborted } from "./abort";
 import { systemClock, wallNow, type Clock } from "./clock";
 import {
-  ApiCancelledError,
   ApiError,
   ApiTimeoutError,
   ConfigurationError,
@@ -10,14 +9,14 @@ import {
   quoted,
   ResponseValidationError,
 } from "./errors";
-import { checkApiUrl, checkedRequestUrl, endpointSegment, uuidSegment } from "./guards";
+import { checkApiUrl, checkedRequestUrl, endpointSegment, UNKNOWN_VALUE, uuidSegment } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
 import * as retry from "./retry";
 import { serviceEnvelopeSchema, type ServiceEnvelope } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
-import { sendAttempt, type Attempt, type Operation } from "./transport";
+import { cancelledError, sendAttempt, type Attempt, type Operation } from "./transport";
 import {
   DEFAULT_TIMEOUTS,
   type ApiClientOptions,
@@ -250,12 +249,7 @@ export class ApiClient {
 
   /** Ends a cancelled call between attempts, marked when an earlier attempt may have applied it. */
   private cancelled(call: Call<unknown>, signal: AbortSignal): never {
-    const { method, path } = call;
-    const message = `Cancelled (${method} ${path}): ${cancelledDetail(signal)}`;
-    this.fail(
-      call,
-      new ApiCancelledError({ status: undefined, message, method, path, cause: signal.reason }),
-    );
+    this.fail(call, cancelledError(call.method, call.path, signal));
   }
 
   /** Ends a call before an attempt: with its last attempt's error, or a new `ErrorClass` saying `what`. */
@@ -266,17 +260,11 @@ export class ApiClient {
   }
 }
 
-/**
- * The placeholder a deployment engine passes for a value not known yet (a preview): it is a
- * well-formed uuid, so only this check keeps it out of a path.
- */
-const NOT_YET_KNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
 /** `value`, unless it is the placeholder of a value not known yet: then nothing is sent. */
 function known(name: string, value: string): string {
-  if (value === NOT_YET_KNOWN)
+  if (value === UNKNOWN_VALUE)
     throw new InvalidInputError(
-      `${name} is not known yet (${NOT_YET_KNOWN} is the placeholder of a value computed later)`,
+      `${name} is not known yet (${UNKNOWN_VALUE} is the placeholder of a value computed later)`,
     );
   return value;
 }
