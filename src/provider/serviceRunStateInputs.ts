@@ -119,14 +119,10 @@ export const serviceRunStateSpec = defineResource({
   adopt: (outputs) => ({ state: desiredFromObserved(outputs.serviceId, outputs.observedState) }),
 });
 
-export const fieldSchemas = serviceRunStateSpec.fields;
-
-export const ID_FIELDS = ["organizationId", "serviceId"] as const;
-
 export const { check, diff } = checkAndDiff(serviceRunStateSpec);
 
 export function inputsOf(props: Props, what: string) {
-  requireValid(`ServiceRunState ${what}`, props, fieldSchemas());
+  requireValid(`ServiceRunState ${what}`, props, serviceRunStateSpec.fields());
   return withDefaults(props);
 }
 
