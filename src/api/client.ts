@@ -92,7 +92,7 @@ export class ApiClient {
     serviceId: string,
     options: CallOptions = {},
   ): Promise<ServiceResult> {
-    const path = servicePath(organizationId, serviceId);
+    const path = pathOf(SERVICE_PATH, { organizationId, serviceId });
     return this.sendForService({ method: "GET", template: SERVICE_PATH, path }, options);
   }
 
@@ -105,7 +105,7 @@ export class ApiClient {
   ): Promise<ServiceResult> {
     if (!isServiceCommand(command))
       throw new InvalidInputError(`command must be ${COMMAND_CHOICES}, got ${quoted(command)}`);
-    const path = `${servicePath(organizationId, serviceId)}/state`;
+    const path = pathOf(STATE_PATH, { organizationId, serviceId });
     return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }
 
@@ -116,11 +116,7 @@ export class ApiClient {
     reversePrivateEndpointId: string,
     options: CallOptions = {},
   ): Promise<{ requestId: string | undefined }> {
-    const endpointId = endpointSegment(
-      "reversePrivateEndpointId",
-      known("reversePrivateEndpointId", reversePrivateEndpointId),
-    );
-    const path = `${servicePath(organizationId, serviceId)}/pipesReversePrivateEndpoints/${endpointId}`;
+    const path = pathOf(ENDPOINT_PATH, { organizationId, serviceId, reversePrivateEndpointId });
     const operation = { method: "DELETE", template: ENDPOINT_PATH, path, schema: "any" as const };
     const { requestId } = await this.send(operation, options);
     return { requestId };
@@ -260,18 +256,20 @@ export class ApiClient {
   }
 }
 
-/** `value`, unless it is the placeholder of a value not known yet: then nothing is sent. */
-function known(name: string, value: string): string {
-  if (value === UNKNOWN_VALUE)
-    throw new InvalidInputError(
-      `${name} is not known yet (${UNKNOWN_VALUE} is the placeholder of a value computed later)`,
-    );
-  return value;
-}
-
-function servicePath(organizationId: string, serviceId: string): string {
-  const organization = uuidSegment("organizationId", known("organizationId", organizationId));
-  return `/v1/organizations/${organization}/services/${uuidSegment("serviceId", known("serviceId", serviceId))}`;
+/**
+ * `template` with each `{name}` replaced by `ids[name]`: refused unless it is a uuid (the endpoint's
+ * id its own rule), or when it is the placeholder of a value not known yet: then nothing is sent.
+ */
+function pathOf(template: string, ids: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_slot, name: string) => {
+    if (ids[name] === UNKNOWN_VALUE)
+      throw new InvalidInputError(
+        `${name} is not known yet (${UNKNOWN_VALUE} is the placeholder of a value computed later)`,
+      );
+    return name === "reversePrivateEndpointId"
+      ? endpointSegment(name, ids[name])
+      : uuidSegment(name, ids[name]);
+  });
 }
 
 interface Call<T> extends Operation<T> {
