@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import type { Props } from "../provider/inputs";
+import { UNKNOWN_VALUE, type Props } from "../provider/inputs";
 import { engineTimeout, kindOf, type ResourceKind } from "./resources";
 import { provpb } from "./rpc";
-import { fromStruct, holdsUnknown, toStruct, UNKNOWN, type Unwrapped } from "./wire";
+import { fromStruct, holdsUnknown, toStruct, type Unwrapped } from "./wire";
 
 /*
  * Check, Diff, Create, Read, Update and Delete: the engine's messages turned into the provider
@@ -70,7 +70,7 @@ function asStoredHere(kind: ResourceKind, olds: Props, news: Props): Props {
 /** What a create or update that must not act answers: the inputs, and every output read from the API unknown. */
 function unknownOutputs(kind: ResourceKind, inputs: Unwrapped): Struct {
   const outs: Props = { ...inputs.props };
-  for (const key of Object.keys(kind.spec.outputs)) outs[key] = UNKNOWN;
+  for (const key of Object.keys(kind.spec.outputs)) outs[key] = UNKNOWN_VALUE;
   return outputsFor(kind, outs, inputs);
 }
 
