@@ -8,8 +8,13 @@ import { pickFields, requireIdOfProperties, requireValid, type Props } from "./i
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, ResourceInitError, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { inputsOf, outputsOf, serviceRunStateSpec, withDefaults } from "./serviceRunStateInputs";
-import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
+import {
+  outputsOf,
+  serviceRunStateSpec,
+  withDefaults,
+  type ServiceRunStateInputs,
+} from "./serviceRunStateInputs";
+import { validInputs } from "./spec";
 import { satisfies, targetOf } from "./stateTable";
 
 /* Create, update, read and delete of ServiceRunState. */
@@ -44,13 +49,12 @@ async function convergeToOutputs(inputs: ServiceRunStateInputs, props: Props, re
 }
 
 export async function create(props: Props) {
-  const inputs = inputsOf(props, "create");
+  const inputs = validInputs(serviceRunStateSpec, "create", props);
   return { id: inputs.serviceId, outs: await convergeToOutputs(inputs, props, undefined) };
 }
 
 export async function update(id: string, olds: Props, news: Props) {
-  const inputs = inputsOf(news, "update");
-  requireIdOfProperties("ServiceRunState update", id, ["service"], [inputs.serviceId]);
+  const inputs = validInputs(serviceRunStateSpec, "update", news, id);
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
     // Only options changed: no API call (nor configuration), so the system clock is its clock; the
     // outputs show the service as last observed (of hand-edited endpoints, the objects alone).
