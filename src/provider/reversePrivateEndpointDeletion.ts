@@ -85,20 +85,14 @@ export async function create(props: Props) {
   return { id: idOf(spec, inputs), outs: inputs };
 }
 
-/** The inputs, which are also the outputs. */
 export async function update(id: string, _olds: Props, news: Props) {
   return { outs: validInputs(spec, "update", news, id) };
 }
 
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const inputs = validInputs(
-    spec,
-    "read",
-    props,
-    id,
-    pickFields(spec.fields(), ["organizationId", "serviceId"]),
-  );
+  const ids = pickFields(spec.fields(), ["organizationId", "serviceId"]);
+  const inputs = validInputs(spec, "read", props, id, ids);
   const { client, signal } = providerContext();
   try {
     await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline(), signal });

@@ -8,12 +8,8 @@ import { pickFields, requireIdOfProperties, requireValid, type Props } from "./i
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, ResourceInitError, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import {
-  outputsOf,
-  serviceRunStateSpec,
-  withDefaults,
-  type ServiceRunStateInputs,
-} from "./serviceRunStateInputs";
+import { outputsOf, serviceRunStateSpec, withDefaults } from "./serviceRunStateInputs";
+import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
 import { validInputs } from "./spec";
 import { satisfies, targetOf } from "./stateTable";
 

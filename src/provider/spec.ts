@@ -97,10 +97,7 @@ export function withDefaults<F extends Fields>(spec: ResourceSpec<F>, props: Pro
   return inputs as InputsOf<F>;
 }
 
-/**
- * The inputs an operation other than check acts on, validated (all fields, or those given), with
- * their defaults; given the resource's id, only when it is the id they make.
- */
+/** The inputs an operation acts on: valid (`fields`), with defaults, and making `id` when given. */
 export function validInputs<F extends Fields>(
   spec: ResourceSpec<F>,
   what: string,
