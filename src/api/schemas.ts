@@ -32,21 +32,19 @@ export const MAX_LIST_ITEMS = 10_000;
 /** Absent or null reads as null, so a parsed record has every field of its type. */
 const orNull = <T extends z.ZodType>(schema: T) => schema.nullable().default(null);
 const str = () => orNull(z.string());
-const num = () => orNull(z.number());
-const bool = () => orNull(z.boolean());
 const list = <T extends z.ZodType>(item: T) =>
   orNull(z.array(z.unknown()).max(MAX_LIST_ITEMS).pipe(z.array(item)));
 
 const KIND_SCHEMAS: Record<keyof Kinds, () => z.ZodType> = {
   string: str,
-  number: num,
-  boolean: bool,
+  number: () => orNull(z.number()),
+  boolean: () => orNull(z.boolean()),
   "string[]": () => list(z.string()),
   "ServiceEndpoint[]": () => list(objectOf(ENDPOINT_FIELDS)),
   "IpAccessListEntry[]": () => list(objectOf(IP_ACCESS_FIELDS)),
 };
 
-/** A record with every field of `table`, each parsed as its kind, and no other. */
+/** A record with every field of `table`, each parsed as its kind. */
 function objectOf<T>(table: FieldTable<T>): z.ZodType<T> {
   const fields = Object.entries<[keyof Kinds, string]>(table).map(([name, [kind]]) => [
     name,
