@@ -129,6 +129,7 @@ export class ConfigurationError extends DbcloudError {
   }
 }
 
+/** The statuses with a class of their own; any other 5xx is a ServerError, anything else an ApiError. */
 const ERROR_CLASSES: Record<number, typeof ApiError> = {
   400: BadRequestError,
   401: AuthenticationError,
