@@ -1,8 +1,7 @@
 import type { Dispatcher } from "undici";
-import { cancelledDetail, sleepUnlessAborted } from "./abort";
+import { sleepUnlessAborted } from "./abort";
 import { systemClock, wallNow, type Clock } from "./clock";
 import {
-  ApiCancelledError,
   ApiError,
   ApiTimeoutError,
   ConfigurationError,
@@ -10,14 +9,21 @@ import {
   quoted,
   ResponseValidationError,
 } from "./errors";
-import { checkApiUrl, checkedRequestUrl, endpointSegment, limitProblems, uuidSegment } from "./guards";
+import {
+  checkApiUrl,
+  checkedRequestUrl,
+  endpointSegment,
+  limitProblems,
+  UNKNOWN_VALUE,
+  uuidSegment,
+} from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
 import * as retry from "./retry";
 import { serviceEnvelopeSchema, type ServiceEnvelope } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
-import { sendAttempt, type Attempt, type Operation } from "./transport";
+import { cancelledError, sendAttempt, type Attempt, type Operation } from "./transport";
 import {
   DEFAULT_TIMEOUTS,
   type ApiClientOptions,
@@ -94,7 +100,7 @@ export class ApiClient {
     serviceId: string,
     options: CallOptions = {},
   ): Promise<ServiceResult> {
-    const path = servicePath(organizationId, serviceId);
+    const path = pathOf(SERVICE_PATH, { organizationId, serviceId });
     return this.sendForService({ method: "GET", template: SERVICE_PATH, path }, options);
   }
 
@@ -107,7 +113,7 @@ export class ApiClient {
   ): Promise<ServiceResult> {
     if (!isServiceCommand(command))
       throw new InvalidInputError(`command must be ${COMMAND_CHOICES}, got ${quoted(command)}`);
-    const path = `${servicePath(organizationId, serviceId)}/state`;
+    const path = pathOf(STATE_PATH, { organizationId, serviceId });
     return this.sendForService({ method: "PATCH", template: STATE_PATH, path, body: { command } }, options);
   }
 
@@ -118,11 +124,7 @@ export class ApiClient {
     reversePrivateEndpointId: string,
     options: CallOptions = {},
   ): Promise<{ requestId: string | undefined }> {
-    const endpointId = endpointSegment(
-      "reversePrivateEndpointId",
-      known("reversePrivateEndpointId", reversePrivateEndpointId),
-    );
-    const path = `${servicePath(organizationId, serviceId)}/pipesReversePrivateEndpoints/${endpointId}`;
+    const path = pathOf(ENDPOINT_PATH, { organizationId, serviceId, reversePrivateEndpointId });
     const operation = { method: "DELETE", template: ENDPOINT_PATH, path, schema: "any" as const };
     const { requestId } = await this.send(operation, options);
     return { requestId };
@@ -251,12 +253,7 @@ export class ApiClient {
 
   /** Ends a cancelled call between attempts, marked when an earlier attempt may have applied it. */
   private cancelled(call: Call<unknown>, signal: AbortSignal): never {
-    const { method, path } = call;
-    const message = `Cancelled (${method} ${path}): ${cancelledDetail(signal)}`;
-    this.fail(
-      call,
-      new ApiCancelledError({ status: undefined, message, method, path, cause: signal.reason }),
-    );
+    this.fail(call, cancelledError(call.method, call.path, signal));
   }
 
   /** Ends a call before an attempt: with its last attempt's error, or a new `ErrorClass` saying `what`. */
@@ -268,23 +265,19 @@ export class ApiClient {
 }
 
 /**
- * The placeholder a deployment engine passes for a value not known yet (a preview): it is a
- * well-formed uuid, so only this check keeps it out of a path.
+ * `template` with each `{name}` replaced by `ids[name]`: refused unless it is a uuid (the endpoint's
+ * id its own rule), or when it is the placeholder of a value not known yet: then nothing is sent.
  */
-const NOT_YET_KNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** `value`, unless it is the placeholder of a value not known yet: then nothing is sent. */
-function known(name: string, value: string): string {
-  if (value === NOT_YET_KNOWN)
-    throw new InvalidInputError(
-      `${name} is not known yet (${NOT_YET_KNOWN} is the placeholder of a value computed later)`,
-    );
-  return value;
-}
-
-function servicePath(organizationId: string, serviceId: string): string {
-  const organization = uuidSegment("organizationId", known("organizationId", organizationId));
-  return `/v1/organizations/${organization}/services/${uuidSegment("serviceId", known("serviceId", serviceId))}`;
+function pathOf(template: string, ids: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_slot, name: string) => {
+    if (ids[name] === UNKNOWN_VALUE)
+      throw new InvalidInputError(
+        `${name} is not known yet (${UNKNOWN_VALUE} is the placeholder of a value computed later)`,
+      );
+    return name === "reversePrivateEndpointId"
+      ? endpointSegment(name, ids[name])
+      : uuidSegment(name, ids[name]);
+  });
 }
 
 interface Call<T> extends Operation<T> {

@@ -129,23 +129,23 @@ export class ConfigurationError extends DbcloudError {
   }
 }
 
-function errorClassForStatus(status: number): typeof ApiError {
-  if (status === 400) return BadRequestError;
-  if (status === 401) return AuthenticationError;
-  if (status === 403) return PermissionDeniedError;
-  if (status === 404) return NotFoundError;
-  if (status === 409) return ConflictError;
-  if (status === 422 || status === 424) return UnprocessableError;
-  if (status === 429) return RateLimitError;
-  if (status >= 500) return ServerError;
-  return ApiError;
-}
+/** The statuses with a class of their own; any other 5xx is a ServerError, anything else an ApiError. */
+const ERROR_CLASSES: Record<number, typeof ApiError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableError,
+  424: UnprocessableError,
+  429: RateLimitError,
+};
 
 /** The one factory: builds the right subclass for a response. */
 export function createApiError(
   init: Omit<ApiErrorInit, "status" | "message" | "cause"> & { status: number },
 ): ApiError {
-  const ErrorClass = errorClassForStatus(init.status);
+  const ErrorClass = ERROR_CLASSES[init.status] ?? (init.status >= 500 ? ServerError : ApiError);
   const detail = init.serverMessage ? ` ${init.serverMessage}` : "";
   const where = `${init.method} ${init.path}${init.requestId ? `, requestId ${init.requestId}` : ""}`;
   return new ErrorClass({ ...init, message: `${init.status}${detail} (${where})` });

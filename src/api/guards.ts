@@ -1,5 +1,11 @@
 import { InvalidInputError, quoted } from "./errors";
 
+/**
+ * The placeholder a deployment engine passes for a value not known yet (a preview): a well-formed
+ * uuid, so only a check for it keeps it out of a path.
+ */
+export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** True for a uuid string, any case. */

@@ -1,4 +1,11 @@
 import { z } from "zod";
+import {
+  ENDPOINT_FIELDS,
+  IP_ACCESS_FIELDS,
+  SERVICE_FIELDS,
+  type FieldTable,
+  type Kinds,
+} from "./serviceFields";
 import type { Service } from "./serviceTypes";
 
 export type * from "./serviceTypes";
@@ -25,49 +32,28 @@ export const MAX_LIST_ITEMS = 10_000;
 /** Absent or null reads as null, so a parsed record has every field of its type. */
 const orNull = <T extends z.ZodType>(schema: T) => schema.nullable().default(null);
 const str = () => orNull(z.string());
-const num = () => orNull(z.number());
-const bool = () => orNull(z.boolean());
 const list = <T extends z.ZodType>(item: T) =>
   orNull(z.array(z.unknown()).max(MAX_LIST_ITEMS).pipe(z.array(item)));
 
-const endpoint = z.looseObject({ protocol: str(), host: str(), port: num(), username: str() });
-const ipAccessListEntry = z.looseObject({ source: str(), description: str() });
+const KIND_SCHEMAS: Record<keyof Kinds, () => z.ZodType> = {
+  string: str,
+  number: () => orNull(z.number()),
+  boolean: () => orNull(z.boolean()),
+  "string[]": () => list(z.string()),
+  "ServiceEndpoint[]": () => list(objectOf(ENDPOINT_FIELDS)),
+  "IpAccessListEntry[]": () => list(objectOf(IP_ACCESS_FIELDS)),
+};
 
-// Every field of `Service`, and no other: the compiler holds the two lists together.
-const service = z.looseObject({
-  id: str(),
-  name: str(),
-  provider: str(),
-  region: str(),
-  state: str(),
-  databaseVersion: str(),
-  endpoints: list(endpoint),
-  tier: str(),
-  minTotalMemoryGb: num(),
-  maxTotalMemoryGb: num(),
-  minReplicaMemoryGb: num(),
-  maxReplicaMemoryGb: num(),
-  numReplicas: num(),
-  idleScaling: bool(),
-  idleTimeoutMinutes: num(),
-  ipAccessList: list(ipAccessListEntry),
-  createdAt: str(),
-  encryptionKey: str(),
-  encryptionAssumedRoleIdentifier: str(),
-  iamRole: str(),
-  privateEndpointIds: list(z.string()),
-  availablePrivateEndpointIds: list(z.string()),
-  dataWarehouseId: str(),
-  isPrimary: bool(),
-  isReadonly: bool(),
-  releaseChannel: str(),
-  byocId: str(),
-  hasTransparentDataEncryption: bool(),
-  profile: str(),
-  transparentDataEncryptionKeyId: str(),
-  encryptionRoleId: str(),
-  complianceType: str(),
-} satisfies Record<keyof Service, z.ZodType>);
+/** A record with every field of `table`, each parsed as its kind. */
+function objectOf<T>(table: FieldTable<T>): z.ZodType<T> {
+  const fields = Object.entries<[keyof Kinds, string]>(table).map(([name, [kind]]) => [
+    name,
+    KIND_SCHEMAS[kind](),
+  ]);
+  return z.looseObject(Object.fromEntries(fields)) as unknown as z.ZodType<T>;
+}
+
+const service = objectOf(SERVICE_FIELDS);
 
 /** `{status, requestId, result}` with a Service: the answer of the state-change and read operations. */
 export type ServiceEnvelope = { status: number; requestId: string | null; result: Service };

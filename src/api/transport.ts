@@ -194,19 +194,23 @@ function tracked(dispatcher: Dispatcher, progress: { sent: boolean }): Dispatche
   return dispatcher.compose((dispatch) => (options, handler) => dispatch(options, track(handler)));
 }
 
+/** The error of a call the caller's signal cancelled: the signal's reason is its cause. */
+export function cancelledError(method: string, path: string, signal: AbortSignal): ApiCancelledError {
+  const message = `Cancelled (${method} ${path}): ${cancelledDetail(signal)}`;
+  return new ApiCancelledError({ status: undefined, message, method, path, cause: signal.reason });
+}
+
 function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: boolean): Attempt<never> {
   const { method, path } = req;
   if (cause === CANCELLED && req.signal) {
     // No outcome: a cancelled attempt is never retried.
-    const message = `Cancelled (${method} ${path}): ${cancelledDetail(req.signal)}`;
-    const error = new ApiCancelledError({
-      status: undefined,
-      message,
-      method,
-      path,
-      cause: req.signal.reason,
-    });
-    return { ok: false, error, sent, headers: {}, label: "cancelled" };
+    return {
+      ok: false,
+      error: cancelledError(method, path, req.signal),
+      sent,
+      headers: {},
+      label: "cancelled",
+    };
   }
   const aborted = cause === TIMED_OUT;
   const code = String((cause as { code?: unknown } | null | undefined)?.code ?? "");

@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import type { Props } from "../provider/inputs";
+import { UNKNOWN_VALUE, type Props } from "../provider/inputs";
 import { engineTimeout, kindOf, type ResourceKind } from "./resources";
 import { provpb } from "./rpc";
-import { fromStruct, holdsUnknown, toStruct, UNKNOWN, type Unwrapped } from "./wire";
+import { fromStruct, holdsUnknown, toStruct, type Unwrapped } from "./wire";
 
 /*
  * Check, Diff, Create, Read, Update and Delete: the engine's messages turned into the provider
@@ -13,13 +13,15 @@ import { fromStruct, holdsUnknown, toStruct, UNKNOWN, type Unwrapped } from "./w
  * not known yet, never reaches the provider code's create or update: nothing is sent.
  */
 
-const DYNAMIC_ONLY = ["__provider"];
+/** The properties without what only the dynamic provider records: its serialized code. */
+function withoutDynamicOnly({ __provider, ...props }: Props): Props {
+  return props;
+}
 
 /** A property map off the wire, secrets unwrapped, the dynamic provider's own keys dropped. */
 function incoming(struct: Struct | undefined): Unwrapped {
-  const unwrapped = fromStruct(struct);
-  for (const key of DYNAMIC_ONLY) delete unwrapped.props[key];
-  return unwrapped;
+  const { props, secretKeys } = fromStruct(struct);
+  return { props: withoutDynamicOnly(props), secretKeys };
 }
 
 /** A create or update that failed after changing the world: the engine records the resource. */
@@ -40,9 +42,8 @@ export class ResourceInitFailed extends Error {
  * the next diff sees no change), secrets of the inputs wrapped again, nothing dynamic-only.
  */
 function outputsFor(kind: ResourceKind, outs: object, inputs: Unwrapped): Struct {
-  const props: Props = { ...(outs as Props) };
+  const props = withoutDynamicOnly(outs as Props);
   if (kind.waitTimeoutInput) props[kind.waitTimeoutInput] = inputs.props[kind.waitTimeoutInput];
-  for (const key of DYNAMIC_ONLY) delete props[key];
   return toStruct(props, inputs.secretKeys);
 }
 
@@ -69,7 +70,7 @@ function asStoredHere(kind: ResourceKind, olds: Props, news: Props): Props {
 /** What a create or update that must not act answers: the inputs, and every output read from the API unknown. */
 function unknownOutputs(kind: ResourceKind, inputs: Unwrapped): Struct {
   const outs: Props = { ...inputs.props };
-  for (const key of Object.keys(kind.spec.outputs)) outs[key] = UNKNOWN;
+  for (const key of Object.keys(kind.spec.outputs)) outs[key] = UNKNOWN_VALUE;
   return outputsFor(kind, outs, inputs);
 }
 
@@ -177,8 +178,7 @@ export async function read(request: pb.ReadRequest): Promise<pb.ReadResponse> {
   const result = await kind.read(from.id, from.props);
   const response = new provpb.ReadResponse().setId(result.id);
   if (!result.id) return response;
-  const props: Props = { ...result.props };
-  for (const key of DYNAMIC_ONLY) delete props[key];
+  const props = withoutDynamicOnly(result.props);
   if (!importing) return response.setProperties(toStruct(props, state.secretKeys));
   const adopted = kind.adoptedInputs(props);
   return response.setProperties(toStruct({ ...props, ...adopted })).setInputs(toStruct(adopted));

@@ -1,6 +1,6 @@
 import { InvalidInputError, quoted } from "../api/errors";
 import * as provider from "../provider";
-import type { Props } from "../provider/inputs";
+import type { CheckFailure, Props } from "../provider/inputs";
 import {
   checkFields,
   defaultOrganizationId,
@@ -39,7 +39,7 @@ function handlers(spec: ResourceSpec) {
     delete: of<(id: string, props: Props) => Promise<void>>("Delete"),
   };
 }
-type Checked = { inputs: Props; failures: { property: string; reason: string }[] };
+type Checked = { inputs: Props; failures: CheckFailure[] };
 
 /** What the engine's timeout (seconds, 0 when none) makes of an input, within the provider's bound. */
 export function engineTimeout(seconds: number): number | undefined {

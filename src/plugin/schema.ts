@@ -1,24 +1,34 @@
 import { z } from "zod";
 import { holdsSecret } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
-import {
-  CONFIG_DESCRIPTIONS,
-  ENDPOINT_FIELDS,
-  GET_SERVICE_DESCRIPTION,
-  GET_SERVICE_INPUTS,
-  IP_ACCESS_FIELDS,
-  SERVICE_FIELDS,
-} from "./descriptions";
+import { ENDPOINT_FIELDS, IP_ACCESS_FIELDS, SERVICE_FIELDS } from "../api/serviceFields";
 import { GET_SERVICE } from "./invoke";
-import { CONFIG_SETTINGS, serviceRunStateSpec, type OutputTable } from "./providerInternals";
+import {
+  CONFIG_SETTINGS,
+  ORGANIZATION_DESCRIPTION,
+  serviceRunStateSpec,
+  type OutputTable,
+} from "./providerInternals";
 import { RESOURCES, type ResourceKind } from "./resources";
 
 /*
  * The package schema `pulumi package add` generates SDKs from, built from the provider code's own
  * definitions so the two cannot drift: each resource from its spec (the inputs from the zod
  * schemas check validates with), the function's fields from the `Service` type
- * (descriptions.ts), the config from the provider's settings.
+ * (api/serviceFields.ts), the config from the provider's settings.
  */
+
+/** What a user reads of each setting in their IDE. */
+const CONFIG_DESCRIPTIONS: Record<string, string> = {
+  apiUrl: "Base URL of the management API, without `/v1`.",
+  apiKeyId: "API key id.",
+  apiKeySecret: "API key secret.",
+  organizationId: "Default organization of the resources and of `getService` (a uuid).",
+  rateLimit: "Client-side request budget, such as `10/10s` (the default), or `off`.",
+  rateLimitStore:
+    "A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key " +
+    "keeps one budget; default none (the budget of this machine).",
+};
 
 /** A property of the schema: a JSON type or a reference, a description, whether it is secret. */
 type PropertySpec = { type?: string; items?: PropertySpec; $ref?: string } & Record<string, unknown>;
@@ -104,12 +114,17 @@ function configVariables(): Properties {
 
 function getServiceSpec() {
   const fields = serviceRunStateSpec.fields();
-  const input = (name: "organizationId" | "serviceId") =>
-    inputSpec(`getService.${name}`, GET_SERVICE_INPUTS[name], fields[name].schema);
+  const input = (name: "organizationId" | "serviceId", description: string) =>
+    inputSpec(`getService.${name}`, description, fields[name].schema);
   return {
-    description: GET_SERVICE_DESCRIPTION,
+    description:
+      "Reads one service: every field the API returns. Secret-looking fields (`encryptionKey`, and " +
+      "credential-like fields the API adds later) are returned as secrets.",
     inputs: {
-      properties: { organizationId: input("organizationId"), serviceId: input("serviceId") },
+      properties: {
+        organizationId: input("organizationId", ORGANIZATION_DESCRIPTION),
+        serviceId: input("serviceId", "The service to read (a uuid)."),
+      },
       required: ["serviceId"],
     },
     outputs: { properties: fromTable(SERVICE_FIELDS, (name) => holdsSecret({ [name]: "set" })) },

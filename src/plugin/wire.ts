@@ -1,6 +1,6 @@
 import { isRpcSecret, specialSecretSig, specialSigKey, unwrapRpcSecret } from "@pulumi/pulumi/runtime/rpc";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { UNKNOWN_VALUE as UNKNOWN, type Props } from "../provider/inputs";
+import { UNKNOWN_VALUE, type Props } from "../provider/inputs";
 import { structpb } from "./rpc";
 
 /*
@@ -9,12 +9,9 @@ import { structpb } from "./rpc";
  * the wire and stay so: the provider code already lets them through check and diff.
  */
 
-/** The engine's placeholder for a value not known yet (a preview); itself a well-formed uuid. */
-export { UNKNOWN };
-
 /** Whether the placeholder of a value not known yet is anywhere in `value`, however deep. */
 export function holdsUnknown(value: unknown): boolean {
-  if (value === UNKNOWN) return true;
+  if (value === UNKNOWN_VALUE) return true;
   if (value === null || typeof value !== "object") return false;
   return Object.values(value).some(holdsUnknown);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InvalidInputError, quoted } from "../api/errors";
-import { isEndpointId, isUuid } from "../api/guards";
+import { isEndpointId, isUuid, UNKNOWN_VALUE } from "../api/guards";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
 /*
@@ -8,8 +8,8 @@ import { MAX_TIMEOUT_SECONDS } from "./defaults";
  * entry point re-validates what it acts on, and that the id names what the properties name.
  */
 
-/** The engine's placeholder for a value not known yet (preview): never rejected. */
-export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/** The engine's placeholder for a value not known yet (preview): check and diff never reject it. */
+export { UNKNOWN_VALUE };
 
 export type CheckFailure = { property: string; reason: string };
 

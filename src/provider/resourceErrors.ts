@@ -48,7 +48,3 @@ export class ResourceInitError extends ResourceOperationError {
     this.reasons = [message];
   }
 }
-
-export function resourceInitError(message: string, id: string, properties: Record<string, unknown>) {
-  return new ResourceInitError(message, id, properties);
-}

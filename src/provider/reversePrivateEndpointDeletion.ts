@@ -1,19 +1,10 @@
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
 import { deadlineAfter, providerContext, readDeadline } from "./context";
 import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
-import {
-  endpointIdField,
-  pickFields,
-  requireIdOfProperties,
-  requireValid,
-  timeoutField,
-  uuidField,
-  type FieldSchemas,
-  type Props,
-} from "./inputs";
+import { endpointIdField, pickFields, timeoutField, uuidField, type Props } from "./inputs";
 import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { checkAndDiff, defineResource, idOf, organizationIdField, withDefaults } from "./spec";
+import { checkAndDiff, defineResource, idOf, organizationIdField, validInputs } from "./spec";
 
 /* ReversePrivateEndpointDeletion: its spec, and every method of its provider. */
 
@@ -67,24 +58,9 @@ const spec = reversePrivateEndpointDeletionSpec;
 /** Any id change is a replacement (the old endpoint is deleted); a timeout change an update with no API call. */
 export const { check, diff } = checkAndDiff(spec);
 
-/** The inputs, which are also the outputs; given the resource id, only when it names what they name. */
-function inputsOf(props: Props, what: string, id?: string, fields: FieldSchemas = spec.fields()) {
-  const operation = `ReversePrivateEndpointDeletion ${what}`;
-  requireValid(operation, props, fields);
-  const inputs = withDefaults(spec, props);
-  if (id !== undefined)
-    requireIdOfProperties(
-      operation,
-      id,
-      spec.id.labels,
-      spec.id.fields.map((field) => (inputs as Props)[field]),
-    );
-  return inputs;
-}
-
 /** Adopts the endpoint: verifies that the service exists; deletes nothing. */
 export async function create(props: Props) {
-  const inputs = inputsOf(props, "create");
+  const inputs = validInputs(spec, "create", props);
   const { client, signal } = providerContext();
   try {
     await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline(), signal });
@@ -110,12 +86,13 @@ export async function create(props: Props) {
 }
 
 export async function update(id: string, _olds: Props, news: Props) {
-  return { outs: inputsOf(news, "update", id) };
+  return { outs: validInputs(spec, "update", news, id) };
 }
 
 /** The service gone means the endpoint is gone with it; otherwise nothing to refresh. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const inputs = inputsOf(props, "read", id, pickFields(spec.fields(), ["organizationId", "serviceId"]));
+  const ids = pickFields(spec.fields(), ["organizationId", "serviceId"]);
+  const inputs = validInputs(spec, "read", props, id, ids);
   const { client, signal } = providerContext();
   try {
     await client.getService(inputs.organizationId, inputs.serviceId, { deadline: readDeadline(), signal });
@@ -132,7 +109,7 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
  * also covers a retried DELETE whose first answer was lost); any other error keeps the resource.
  */
 export async function remove(id: string, props: Props): Promise<void> {
-  const inputs = inputsOf(props, "delete", id);
+  const inputs = validInputs(spec, "delete", props, id);
   const { organizationId, serviceId, reversePrivateEndpointId: endpointId, timeoutSeconds } = inputs;
   const { client, signal } = providerContext();
   const deadline = deadlineAfter(timeoutSeconds);

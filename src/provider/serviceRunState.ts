@@ -6,10 +6,11 @@ import { providerContext, readDeadline } from "./context";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
 import { pickFields, requireIdOfProperties, requireValid, type Props } from "./inputs";
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
-import { isGone, resourceInitError, ResourceOperationError } from "./resourceErrors";
+import { isGone, ResourceInitError, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { fieldSchemas, ID_FIELDS, inputsOf, outputsOf, withDefaults } from "./serviceRunStateInputs";
+import { outputsOf, serviceRunStateSpec, withDefaults } from "./serviceRunStateInputs";
 import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
+import { validInputs } from "./spec";
 import { satisfies, targetOf } from "./stateTable";
 
 /* Create, update, read and delete of ServiceRunState. */
@@ -34,7 +35,7 @@ async function convergeToOutputs(inputs: ServiceRunStateInputs, props: Props, re
     if (!(error instanceof ConvergeError && (error.commandAccepted || error.warehouseId))) throw error;
     const observed = outputsOf(inputs, error.service ?? {}, error.lastCommand);
     const why = error.commandAccepted ? "The command was accepted" : "Nothing was changed";
-    throw resourceInitError(
+    throw new ResourceInitError(
       `${error.message} ${why}: the resource is recorded and the next \`pulumi up\` ` +
         `carries on from the service's state then.`,
       inputs.serviceId,
@@ -44,13 +45,12 @@ async function convergeToOutputs(inputs: ServiceRunStateInputs, props: Props, re
 }
 
 export async function create(props: Props) {
-  const inputs = inputsOf(props, "create");
+  const inputs = validInputs(serviceRunStateSpec, "create", props);
   return { id: inputs.serviceId, outs: await convergeToOutputs(inputs, props, undefined) };
 }
 
 export async function update(id: string, olds: Props, news: Props) {
-  const inputs = inputsOf(news, "update");
-  requireIdOfProperties("ServiceRunState update", id, ["service"], [inputs.serviceId]);
+  const inputs = validInputs(serviceRunStateSpec, "update", news, id);
   if (olds.state === inputs.state && satisfies(olds.observedState as string | undefined, inputs.state)) {
     // Only options changed: no API call (nor configuration), so the system clock is its clock; the
     // outputs show the service as last observed (of hand-edited endpoints, the objects alone).
@@ -66,7 +66,8 @@ export async function update(id: string, olds: Props, news: Props) {
 /** The valid ids a refresh or a stop on destroy acts on (organization defaulted from config), matching `id`. */
 function requireIds(operation: string, id: string, props: Props, detail = "") {
   const ids = { organizationId: props.organizationId ?? defaultOrganizationId(), serviceId: props.serviceId };
-  requireValid(`ServiceRunState ${operation}`, ids, pickFields(fieldSchemas(), ID_FIELDS));
+  const fields = pickFields(serviceRunStateSpec.fields(), Object.keys(ids));
+  requireValid(`ServiceRunState ${operation}`, ids, fields);
   requireIdOfProperties(`ServiceRunState ${operation}${detail}`, id, ["service"], [ids.serviceId]);
   return ids as { organizationId: string; serviceId: string };
 }
@@ -111,7 +112,9 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
 
 /** A timeout from state, used only if check would accept it (state may be hand-edited). */
 function validTimeout(value: unknown): number | undefined {
-  return fieldSchemas().timeoutSeconds.schema.safeParse(value).success ? (value as number) : undefined;
+  return serviceRunStateSpec.fields().timeoutSeconds.schema.safeParse(value).success
+    ? (value as number)
+    : undefined;
 }
 
 /**

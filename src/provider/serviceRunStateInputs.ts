@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DbcloudError, quoted } from "../api/errors";
 import type { Service, ServiceEndpoint } from "../api/schemas";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import { requireValid, timeoutField, uuidField, type Props } from "./inputs";
+import { timeoutField, uuidField, type Props } from "./inputs";
 import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
 import { checkAndDiff, defineResource, organizationIdField, withDefaults as defaultsOf } from "./spec";
 import { satisfies, type DesiredState } from "./stateTable";
@@ -119,16 +119,7 @@ export const serviceRunStateSpec = defineResource({
   adopt: (outputs) => ({ state: desiredFromObserved(outputs.serviceId, outputs.observedState) }),
 });
 
-export const fieldSchemas = serviceRunStateSpec.fields;
-
-export const ID_FIELDS = ["organizationId", "serviceId"] as const;
-
 export const { check, diff } = checkAndDiff(serviceRunStateSpec);
-
-export function inputsOf(props: Props, what: string) {
-  requireValid(`ServiceRunState ${what}`, props, fieldSchemas());
-  return withDefaults(props);
-}
 
 /** The inputs with their defaults; `deleteTimeoutSeconds` (absent: `timeoutSeconds`) only when set. */
 export const withDefaults = (props: Props) => defaultsOf(serviceRunStateSpec, props);

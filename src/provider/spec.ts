@@ -1,7 +1,16 @@
 import type { z } from "zod";
 import { lazy } from "../api/lazy";
 import { defaultOrganizationId } from "../config";
-import { checkFields, requireValid, uuidField, withSecrets, UNKNOWN_VALUE, type Props } from "./inputs";
+import {
+  checkFields,
+  requireIdOfProperties,
+  requireValid,
+  uuidField,
+  withSecrets,
+  UNKNOWN_VALUE,
+  type FieldSchemas,
+  type Props,
+} from "./inputs";
 
 /*
  * A resource said once: each input with its rule, default, description, whether a change replaces
@@ -86,6 +95,22 @@ export function withDefaults<F extends Fields>(spec: ResourceSpec<F>, props: Pro
     if (value !== undefined && value !== null) inputs[name] = value;
   }
   return inputs as InputsOf<F>;
+}
+
+/** The inputs an operation acts on: valid (`fields`), with defaults, and making `id` when given. */
+export function validInputs<F extends Fields>(
+  spec: ResourceSpec<F>,
+  what: string,
+  props: Props,
+  id?: string,
+  fields: FieldSchemas = spec.fields(),
+): InputsOf<F> {
+  const operation = `${spec.name} ${what}`;
+  requireValid(operation, props, fields);
+  const inputs = withDefaults(spec, props);
+  const values = spec.id.fields.map((name) => (inputs as Props)[name]);
+  if (id !== undefined) requireIdOfProperties(operation, id, spec.id.labels, values);
+  return inputs;
 }
 
 const NO_ORGANIZATION =

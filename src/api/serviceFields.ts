@@ -1,15 +1,14 @@
-import type { IpAccessListEntry, Service, ServiceEndpoint } from "../api/schemas";
-import { ORGANIZATION_DESCRIPTION } from "./providerInternals";
+import type { IpAccessListEntry, Service, ServiceEndpoint } from "./serviceTypes";
 
 /*
- * What a user reads in their IDE for the schema's function, its object types and the config (the
- * resources' words are in their specs). The types and names come from the provider code. The
- * Service tables are typed from the `Service` interface: a field added to or removed from it, or
- * changed to another kind, does not compile until its entry here follows.
+ * Each field of a Service and of its object types: its kind, which the response schemas parse it
+ * as, and its description, which the plugin's schema shows. Typed from the `Service` interface: a
+ * field added to or removed from it, or changed to another kind, does not compile until its entry
+ * here follows.
  */
 
-/** The kinds of the Service tables, and the types they stand for. */
-type Kinds = {
+/** The kinds of the tables, and the types they stand for. */
+export type Kinds = {
   string: string;
   number: number;
   boolean: boolean;
@@ -67,24 +66,3 @@ export const IP_ACCESS_FIELDS: FieldTable<IpAccessListEntry> = {
   source: ["string", "IP address or CIDR."],
   description: ["string", "Description of the address or CIDR."],
 };
-
-/** The inputs of `getService` (those of the resources are in their specs). */
-export const GET_SERVICE_INPUTS = {
-  organizationId: ORGANIZATION_DESCRIPTION,
-  serviceId: "The service to read (a uuid).",
-};
-
-export const CONFIG_DESCRIPTIONS: Record<string, string> = {
-  apiUrl: "Base URL of the management API, without `/v1`.",
-  apiKeyId: "API key id.",
-  apiKeySecret: "API key secret.",
-  organizationId: "Default organization of the resources and of `getService` (a uuid).",
-  rateLimit: "Client-side request budget, such as `10/10s` (the default), or `off`.",
-  rateLimitStore:
-    "A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) where every machine on the key " +
-    "keeps one budget; default none (the budget of this machine).",
-};
-
-export const GET_SERVICE_DESCRIPTION =
-  "Reads one service: every field the API returns. Secret-looking fields (`encryptionKey`, and " +
-  "credential-like fields the API adds later) are returned as secrets.";
