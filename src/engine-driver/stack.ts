@@ -35,6 +35,18 @@ export interface Step {
   ms: number;
 }
 
+/** Makes the steps of one resource, each timed from when it began. */
+function stepsOf(resource: { name: string; type: string }) {
+  const started = Date.now();
+  return (kind: StepKind, more: Partial<Step> = {}): Step => ({
+    name: resource.name,
+    type: resource.type,
+    kind,
+    ...more,
+    ms: Date.now() - started,
+  });
+}
+
 export interface OperationResult {
   operation: "preview" | "up" | "refresh" | "destroy";
   steps: Step[];
@@ -101,20 +113,16 @@ export class EngineStack {
     await this.ensureConfigured();
     const steps = await Promise.all(
       resources.map(async (resource): Promise<Step> => {
-        const started = Date.now();
-        const base = { name: resource.name, type: resource.type };
-        const old = this.entries.get(resource.urn);
-        const checked = await this.check(resource, old);
-        if (checked.failures.length)
-          return { ...base, kind: "check-failed", failures: checked.failures, ms: Date.now() - started };
-        if (!old) return { ...base, kind: "create", ms: Date.now() - started };
+        const { step, old, checked, failed } = await this.begin(resource);
+        if (failed) return failed;
+        if (!old) return step("create");
         const diff = await this.host.diff(old.id, resource.urn, old.outputs, checked.inputs);
         const kind: StepKind = diff.replaces.length
           ? "replace"
           : diff.changes === "some" || old.initErrors
             ? "update"
             : "same";
-        return { ...base, kind, diff, ms: Date.now() - started };
+        return step(kind, { diff });
       }),
     );
     const declared = new Set(resources.map((r) => r.urn));
@@ -139,18 +147,23 @@ export class EngineStack {
     };
   }
 
-  private async upOne(resource: CapturedResource): Promise<Step> {
-    const started = Date.now();
-    const base = { name: resource.name, type: resource.type };
+  /** The resource's entry and checked inputs, with the step that ends it at check when they fail. */
+  private async begin(resource: CapturedResource) {
+    const step = stepsOf(resource);
     const old = this.entries.get(resource.urn);
     const checked = await this.check(resource, old);
-    if (checked.failures.length)
-      return { ...base, kind: "check-failed", failures: checked.failures, ms: Date.now() - started };
+    const failed = checked.failures.length ? step("check-failed", { failures: checked.failures }) : undefined;
+    return { step, old, checked, failed };
+  }
+
+  private async upOne(resource: CapturedResource): Promise<Step> {
+    const { step, old, checked, failed } = await this.begin(resource);
+    if (failed) return failed;
     const inputs = stripSecrets(checked.inputs) as Props;
     try {
       if (!old) {
         await this.createEntry(resource, inputs);
-        return { ...base, kind: "create", ms: Date.now() - started };
+        return step("create");
       }
       const diff = await this.host.diff(old.id, resource.urn, old.outputs, inputs);
       if (diff.replaces.length) {
@@ -163,12 +176,12 @@ export class EngineStack {
           throw error;
         }
         await this.host.delete(old.id, resource.urn, old.outputs);
-        return { ...base, kind: "replace", diff, ms: Date.now() - started };
+        return step("replace", { diff });
       }
       // A resource with init errors is always updated, whatever the diff says.
       if (diff.changes !== "some" && !old.initErrors) {
         this.entries.set(resource.urn, { ...old, inputs });
-        return { ...base, kind: "same", diff, ms: Date.now() - started };
+        return step("same", { diff });
       }
       try {
         const { properties } = await this.host.update(old.id, resource.urn, old.outputs, inputs);
@@ -177,9 +190,9 @@ export class EngineStack {
         this.recordInitFailure(resource, inputs, error);
         throw error;
       }
-      return { ...base, kind: "update", diff, ms: Date.now() - started };
+      return step("update", { diff });
     } catch (error) {
-      return { ...base, kind: "failed", error: (error as Error).message, ms: Date.now() - started };
+      return step("failed", { error: (error as Error).message });
     }
   }
 
@@ -219,25 +232,19 @@ export class EngineStack {
     await this.ensureConfigured();
     const steps = await Promise.all(
       [...this.entries.values()].map(async (entry): Promise<Step> => {
-        const started = Date.now();
-        const base = { name: entry.name, type: entry.type };
+        const step = stepsOf(entry);
         try {
           const { id, properties } = await this.host.read(entry.id, entry.urn, entry.outputs);
           if (!id) {
             this.entries.delete(entry.urn);
-            return { ...base, kind: "gone", ms: Date.now() - started };
+            return step("gone");
           }
           this.entries.set(entry.urn, { ...entry, id, outputs: properties });
           // As the engine does after a refresh: compare the refreshed outputs with the inputs.
           const diff = await this.host.diff(id, entry.urn, properties, entry.inputs);
-          return {
-            ...base,
-            kind: diff.changes === "some" ? "drift" : "read",
-            diff,
-            ms: Date.now() - started,
-          };
+          return step(diff.changes === "some" ? "drift" : "read", { diff });
         } catch (error) {
-          return { ...base, kind: "failed", error: (error as Error).message, ms: Date.now() - started };
+          return step("failed", { error: (error as Error).message });
         }
       }),
     );
@@ -253,14 +260,13 @@ export class EngineStack {
 
   /** Delete with the `__provider` stored in state (destroy does not run the program). */
   private async deleteOne(entry: StateEntry): Promise<Step> {
-    const started = Date.now();
-    const base = { name: entry.name, type: entry.type };
+    const step = stepsOf(entry);
     try {
       await this.host.delete(entry.id, entry.urn, entry.outputs);
       this.entries.delete(entry.urn);
-      return { ...base, kind: "delete", ms: Date.now() - started };
+      return step("delete");
     } catch (error) {
-      return { ...base, kind: "failed", error: (error as Error).message, ms: Date.now() - started };
+      return step("failed", { error: (error as Error).message });
     }
   }
 }
