@@ -51,14 +51,10 @@ export class RateBudget {
     this.access = new LedgerAccess(clock, ledger);
   }
 
-  /** Waits for a slot and takes it: the ms waited, or `BudgetDeadlineError` when no slot comes by `deadline`. */
-  async acquire(deadline?: number, poll?: PollHint): Promise<number> {
-    return (await this.take(deadline, poll)).waitedMs;
-  }
-
   /**
-   * `acquire`, and `answered()` to count the grant from its answer (the server saw it by then). When
-   * `signal` aborts, the wait ends at once with its reason and gives its slot back.
+   * Waits for a slot and takes it: the ms waited, or `BudgetDeadlineError` when no slot comes by
+   * `deadline`; and `answered()` to count the grant from its answer (the server saw it by then).
+   * When `signal` aborts, the wait ends at once with its reason and gives its slot back.
    */
   async take(
     deadline?: number,
