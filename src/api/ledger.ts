@@ -15,11 +15,16 @@ export interface LedgerState {
    * (requests per window), while the rate is below the limit.
    */
   throttle: { at: number; share: number; recover?: number } | undefined;
+  /**
+   * The first waiting poll of each budget sharing the state (`id`), so that a free slot goes to the
+   * poll that ranks first among them all: its rank as a time (`pollKey`) and when it was last said.
+   */
+  bids: { id: string; key: number; at: number }[];
 }
 
 /** A state with nothing in it. */
 export function emptyState(): LedgerState {
-  return { grants: [], blockedUntil: 0, paceAt: 0, pauses: 0, throttle: undefined };
+  return { grants: [], blockedUntil: 0, paceAt: 0, pauses: 0, throttle: undefined, bids: [] };
 }
 
 /** What a shared ledger's `update` returns, having done nothing, while another process holds its lock. */

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { sleepUnlessAborted, untilAborted } from "./abort";
 import { learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
 import type { Clock } from "./clock";
@@ -8,7 +9,7 @@ import {
   type BudgetLedger,
   type LedgerState,
 } from "./ledger";
-import { nextPoll, type PollHint } from "./pollOrder";
+import { nextPoll, pollKey, type PollHint } from "./pollOrder";
 import type { RateLimit } from "./rateLimit";
 
 export { ADAPTIVE_RATE } from "./adaptiveRate";
@@ -40,6 +41,9 @@ export class RateBudget {
   private polls: PollWaiter[] = [];
   private wakeAt = Infinity;
   private readonly access: LedgerAccess;
+  /** Names this budget's bid in a shared state; `step` is one slot at the full limit. */
+  private readonly id = randomUUID();
+  private readonly step: number;
 
   constructor(
     /** The requests per window this budget hands out at most. */
@@ -49,6 +53,7 @@ export class RateBudget {
     ledger?: BudgetLedger,
   ) {
     this.access = new LedgerAccess(clock, ledger);
+    this.step = limit.windowMs / limit.requests;
   }
 
   /**
@@ -215,7 +220,11 @@ export class RateBudget {
         });
   }
 
-  /** Grants free slots to the waiting polls in the order `nextPoll` gives; then sleeps until the next chance. */
+  /**
+   * Grants free slots to the waiting polls in the order `nextPoll` gives, each while no budget
+   * sharing the state bids a poll ranked before it; then sleeps until the next chance. A bid lapses
+   * two slots after it was last said, so each waiting budget says it again every slot.
+   */
   private drain(): void {
     for (;;) {
       const now = this.clock.now();
@@ -224,16 +233,24 @@ export class RateBudget {
         w.reject(new BudgetDeadlineError(this.nextGrantAt(now), w.deadline!));
       }
       if (!this.polls.length) return;
+      const first = nextPoll(this.polls.map((w) => w.hint));
+      const bid = { id: this.id, key: pollKey(this.polls[first].hint, now), at: now };
       const busyUntil = this.access.peek((state) => {
+        state.bids = state.bids.filter((b) => b.id !== this.id && b.at > now - 2 * this.step);
         const slot = this.slotAt(state, now);
-        if (slot <= now) this.reserve(state, now);
-        return slot;
+        const behind = state.bids.some((b) => b.key < bid.key);
+        if (slot <= now && !behind) {
+          this.reserve(state, now);
+          return now;
+        }
+        state.bids.push(bid);
+        return slot > now ? slot : now + this.step / 4;
       }, now + LEDGER_RETRY_MS);
       if (busyUntil > now) {
         const deadlines = this.polls.map((w) => (w.deadline ?? Infinity) + 1);
-        return this.wake(Math.min(busyUntil, ...deadlines), now);
+        return this.wake(Math.min(busyUntil, now + this.step, ...deadlines), now);
       }
-      const [waiter] = this.polls.splice(nextPoll(this.polls.map((w) => w.hint)), 1);
+      const [waiter] = this.polls.splice(first, 1);
       this.granted(now - waiter.since);
       waiter.resolve(now);
     }
