@@ -176,8 +176,18 @@ export class RateBudget {
     return grants.length < requests ? -Infinity : grants[grants.length - requests] + windowMs + this.marginMs;
   }
 
+  /**
+   * Whether a window's whole allowance may go at once: only when every process on the key counts
+   * its requests against one window (a store). Otherwise grants are paced, so that processes that
+   * cannot see each other interleave their requests.
+   */
+  protected bursts(): boolean {
+    return false;
+  }
+
   /** The gap between grants at the rate due at `at`, so slots reserved ahead follow the climb. */
   private spacing(state: LedgerState, at: number): number {
+    if (this.bursts() && !state.throttle) return 0;
     return this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
   }
 
