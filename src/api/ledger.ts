@@ -36,6 +36,24 @@ export interface BudgetLedger {
   update<T>(change: (state: LedgerState) => T): T | typeof LEDGER_BUSY;
 }
 
+/**
+ * Re-dates a grant, keeping the grants in time order. One already forgotten or released stays so,
+ * unless `lost` says it is still to be sent (a reservation a shared file started afresh lost):
+ * then it is counted again.
+ */
+export function moveGrant(
+  state: LedgerState,
+  from: number,
+  to: number,
+  lost: "recount" | "ignore" = "ignore",
+): void {
+  const index = state.grants.lastIndexOf(from);
+  if (index < 0 && lost === "ignore") return;
+  if (index >= 0) state.grants.splice(index, 1);
+  state.grants.push(to);
+  state.grants.sort((a, b) => a - b);
+}
+
 /** The ledger of one process: plain memory. */
 export class MemoryLedger implements BudgetLedger {
   constructor(private readonly state: LedgerState = emptyState()) {}

@@ -6,6 +6,7 @@ import {
   BudgetDeadlineError,
   LEDGER_RETRY_MS,
   LedgerAccess,
+  moveGrant,
   type BudgetLedger,
   type LedgerState,
 } from "./ledger";
@@ -167,7 +168,22 @@ export class RateBudget {
     state.grants = state.grants.filter((grant) => grant > now - this.limit.windowMs - this.marginMs);
     settleThrottle(state, this.limit, now);
     const at = Math.max(now, state.blockedUntil, state.grants[state.grants.length - 1] ?? -Infinity);
-    return Math.max(at, state.paceAt, this.windowFreeAt(state.grants));
+    return Math.max(
+      at,
+      this.freshShare(state, at) ? -Infinity : state.paceAt,
+      this.windowFreeAt(state.grants),
+    );
+  }
+
+  /**
+   * Whether a grant at `at` is among the first of this budget's share in the window a 429's pause
+   * ended at: the server's window is fresh then, so they go at once, and the pacing resumes after.
+   */
+  private freshShare(state: LedgerState, at: number): boolean {
+    const reset = state.blockedUntil;
+    if (!state.pauses || at < reset || at >= reset + this.limit.windowMs) return false;
+    const sinceReset = state.grants.filter((grant) => grant >= reset).length;
+    return sinceReset < Math.floor(ratePerWindow(this.limit, state.throttle, at));
   }
 
   /** When the oldest of the last `requests` of these (ascending) grants leaves the window. */
@@ -274,22 +290,4 @@ export class RateBudget {
       this.drain();
     });
   }
-}
-
-/**
- * Re-dates a grant, keeping the grants in time order. One already forgotten or released stays so,
- * unless `lost` says it is still to be sent (a reservation a shared file started afresh lost):
- * then it is counted again.
- */
-function moveGrant(
-  state: LedgerState,
-  from: number,
-  to: number,
-  lost: "recount" | "ignore" = "ignore",
-): void {
-  const index = state.grants.lastIndexOf(from);
-  if (index < 0 && lost === "ignore") return;
-  if (index >= 0) state.grants.splice(index, 1);
-  state.grants.push(to);
-  state.grants.sort((a, b) => a - b);
 }
