@@ -75,12 +75,10 @@ export function parseLedgerFile(text: string): LedgerFile {
     for (const [owner, at] of Object.entries(rawSeen).slice(0, MAX_GRANTS))
       if (finite(at)) seen.set(owner, at);
   }
-  const rawBids = Array.isArray(value.bids)
-    ? (value.bids as Record<string, unknown>[]).slice(0, MAX_GRANTS)
-    : [];
-  const bids = rawBids.filter(
-    (bid) => typeof bid?.id === "string" && bid.id.length <= 64 && finite(bid.key) && finite(bid.at),
-  ) as LedgerState["bids"];
+  const bids = (Array.isArray(value.bids) ? (value.bids as Record<string, unknown>[]) : [])
+    .slice(0, MAX_GRANTS)
+    .filter((bid) => typeof bid?.id === "string" && bid.id.length <= 64 && finite(bid.key) && finite(bid.at))
+    .map((bid) => ({ id: bid.id as string, key: bid.key as number, at: bid.at as number }));
   const throttle = value.throttle as Record<string, unknown> | undefined;
   const share = finite(throttle?.share) && throttle.share > 0 ? throttle.share : undefined;
   return {
@@ -93,7 +91,7 @@ export function parseLedgerFile(text: string): LedgerFile {
         throttle && finite(throttle.at) && share !== undefined
           ? { at: throttle.at, share, recover: finite(throttle.recover) ? throttle.recover : share }
           : undefined,
-      bids: bids.map(({ id, key, at }) => ({ id, key, at })),
+      bids,
     },
     owners: entries.map((entry) => entry.owner),
     seen,

@@ -5,15 +5,15 @@ import type { StoreAddress } from "./storeAddress";
 /*
  * One budget kept in Redis for every process on every machine that uses one key and API URL.
  * Admission happens in Redis itself, in one script, so two machines cannot both take the last
- * slot: the script reads Redis's own clock, so the machines' clocks need not agree. A slot is
- * the first time after the last one reserved at which the window (margin included) holds fewer
- * than the limit: a fresh window lets its whole allowance go at once; each send is also checked,
- * when it goes, against the sends of the window ending then (dated to their answers), so that a
- * late timer or a slow answer cannot crowd a window. A command or first read reserves the next slot, however far; a poll
- * takes a slot only when it is free now, so commands and first reads go before polls across the
- * fleet; and only when no poll waiting elsewhere ranks before it (src/api/pollOrder.ts), so the
- * fleet's polls go in one order as if in one process. Every entry expires by itself a few windows
- * after its last use.
+ * slot: the script reads Redis's own clock, so the machines' clocks need not agree. A slot is the
+ * first time after the last one reserved at which the window (margin included) holds fewer than
+ * the limit: a fresh window lets its whole allowance go at once. Each send is also checked, when
+ * it goes, against the sends of the window ending then (dated to their answers), so that a late
+ * timer or a slow answer cannot crowd a window. A command or first read reserves the next slot,
+ * however far; a poll takes a slot only when it is free now, so commands and first reads go
+ * before polls across the fleet; and only when no poll waiting elsewhere ranks before it
+ * (src/api/pollOrder.ts), so the fleet's polls go in one order as if in one process. Every entry
+ * expires by itself a few windows after its last use.
  */
 
 const ADMIT = `
