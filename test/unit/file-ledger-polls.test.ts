@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { budgetOn, sharedFileOnSteppedClock } from "../helpers/fileLedgerBudget";
+import { dirname, join } from "node:path";
+import { ledgerPath } from "../../src/api/fileLedger";
+import { budgetOn, realClock, sharedFileOnSteppedClock } from "../helpers/fileLedgerBudget";
 
 /*
  * Processes sharing one budget file serve their polls in one order (src/api/pollOrder.ts), as one
@@ -45,5 +46,20 @@ describe("polls of processes sharing a budget file", () => {
     assert.ok((await abandoned) instanceof Error);
     await stepped.runUntil(() => grantedAt !== undefined);
     assert.ok(grantedAt !== undefined && grantedAt <= 2_000, `granted at ${grantedAt}`);
+  });
+
+  it("no bid read from a damaged or lying file holds a poll back", async () => {
+    const path = ledgerPath("http://127.0.0.1:1", "key", oneAtATime, dir);
+    mkdirSync(dirname(path), { mode: 0o700 });
+    const now = Date.now();
+    const first = -1e15; // ranked before any poll
+    const bids = [null, 7, { id: 7, key: first, at: now }, { id: "x".repeat(65), key: first, at: now }];
+    const lying = [
+      { id: "future", key: first, at: now + 3_600_000 },
+      { id: "lapsed", key: first, at: now - 60_000 },
+    ];
+    writeFileSync(path, JSON.stringify({ writtenAt: now, bids: [...bids, ...lying] }));
+    const budget = budgetOn(path, realClock, oneAtATime);
+    assert.equal((await budget.take(undefined, hint(1_000))).waitedMs, 0, "granted at once");
   });
 });
