@@ -32,9 +32,11 @@ interface PollWaiter {
 
 /**
  * At most `requests` grants in any `windowMs` (plus a margin), paced at the rate the server's 429s
- * leave this key. Commands and first reads reserve the next slot in arrival order; polls take
- * only a free slot no reservation waits for, in the order `nextPoll` gives; a 429 pauses every request
- * of the key until its reset, and the waiting ones queue again as they wake. docs/rate-limits.md explains why.
+ * leave this key, except where a window is known fresh (`freshShare`, `bursts`). Commands and first
+ * reads reserve the next slot in arrival order; polls take only a free slot no reservation waits
+ * for, in the order `nextPoll` gives across every budget sharing the ledger; a 429 pauses every
+ * request of the key until its reset, and the waiting ones queue again as they wake.
+ * docs/rate-limits.md explains why.
  */
 export class RateBudget {
   /** Totals for diagnostics and the benchmark. */
