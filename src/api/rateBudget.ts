@@ -32,7 +32,7 @@ interface PollWaiter {
 
 /**
  * At most `requests` grants in any `windowMs` (plus a margin), paced at the rate the server's 429s
- * leave this key, except where a window is known fresh (`freshShare`, `bursts`). Commands and first
+ * leave this key unless a store counts every process on the key (`bursts`). Commands and first
  * reads reserve the next slot in arrival order; polls take only a free slot no reservation waits
  * for, in the order `nextPoll` gives across every budget sharing the ledger; a 429 pauses every
  * request of the key until its reset, and the waiting ones queue again as they wake.
@@ -170,22 +170,7 @@ export class RateBudget {
     state.grants = state.grants.filter((grant) => grant > now - this.limit.windowMs - this.marginMs);
     settleThrottle(state, this.limit, now);
     const at = Math.max(now, state.blockedUntil, state.grants[state.grants.length - 1] ?? -Infinity);
-    return Math.max(
-      at,
-      this.freshShare(state, at) ? -Infinity : state.paceAt,
-      this.windowFreeAt(state.grants),
-    );
-  }
-
-  /**
-   * Whether a grant at `at` is among the first of this budget's share in the window a 429's pause
-   * ended at: the server's window is fresh then, so they go at once, and the pacing resumes after.
-   */
-  private freshShare(state: LedgerState, at: number): boolean {
-    const reset = state.blockedUntil;
-    if (!state.pauses || at < reset || at >= reset + this.limit.windowMs) return false;
-    const sinceReset = state.grants.filter((grant) => grant >= reset).length;
-    return sinceReset < Math.floor(ratePerWindow(this.limit, state.throttle, at));
+    return Math.max(at, state.paceAt, this.windowFreeAt(state.grants));
   }
 
   /** When the oldest of the last `requests` of these (ascending) grants leaves the window. */

@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { ledgerPath } from "../../src/api/fileLedger";
-import { budgetOn, realClock, sharedFileOnSteppedClock } from "../helpers/fileLedgerBudget";
+import { budgetOn, sharedFileOnSteppedClock } from "../helpers/fileLedgerBudget";
 
 /*
  * Processes sharing one budget file serve their polls in one order (src/api/pollOrder.ts), as one
@@ -49,17 +48,21 @@ describe("polls of processes sharing a budget file", () => {
   });
 
   it("no bid read from a damaged or lying file holds a poll back", async () => {
-    const path = ledgerPath("http://127.0.0.1:1", "key", oneAtATime, dir);
+    const { path, stepped, base, clock } = sharedFileOnSteppedClock(dir);
     mkdirSync(dirname(path), { mode: 0o700 });
-    const now = Date.now();
     const first = -1e15; // ranked before any poll
-    const bids = [null, 7, { id: 7, key: first, at: now }, { id: "x".repeat(65), key: first, at: now }];
+    const bids = [null, 7, { id: 7, key: first, at: base }, { id: "x".repeat(65), key: first, at: base }];
     const lying = [
-      { id: "future", key: first, at: now + 3_600_000 },
-      { id: "lapsed", key: first, at: now - 60_000 },
+      { id: "future", key: first, at: base + 3_600_000 },
+      { id: "lapsed", key: first, at: base - 60_000 },
     ];
-    writeFileSync(path, JSON.stringify({ writtenAt: now, bids: [...bids, ...lying] }));
-    const budget = budgetOn(path, realClock, oneAtATime);
-    assert.equal((await budget.take(undefined, hint(1_000))).waitedMs, 0, "granted at once");
+    writeFileSync(path, JSON.stringify({ writtenAt: base, bids: [...bids, ...lying] }));
+    let grantedAt: number | undefined;
+    void budgetOn(path, clock, oneAtATime)
+      .take(undefined, hint(1_000))
+      .then(() => (grantedAt = stepped.now()));
+    await new Promise((resolve) => setImmediate(resolve)); // a grant at once resolves in this turn's tasks
+    await stepped.runUntil(() => grantedAt !== undefined);
+    assert.equal(grantedAt, 0, "granted at once");
   });
 });
