@@ -23,7 +23,6 @@ export function defaultMarginMs(limit: RateLimit): number {
 }
 
 interface PollWaiter {
-  since: number;
   deadline: number | undefined;
   hint: PollHint;
   resolve(grantedAt: number): void;
@@ -39,8 +38,6 @@ interface PollWaiter {
  * docs/rate-limits.md explains why.
  */
 export class RateBudget {
-  /** Totals for diagnostics and the benchmark. */
-  readonly stats = { granted: 0, waited: 0, waitedMs: 0, throttles: 0 };
   private polls: PollWaiter[] = [];
   private wakeAt = Infinity;
   private readonly access: LedgerAccess;
@@ -89,7 +86,7 @@ export class RateBudget {
     this.access.later((state) => {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
       state.pauses++;
-      if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
+      learnFromThrottle(state, this.limit, now, timeMs);
       // Waiters re-queue from the server's reset (its window is fresh then), paced at the new
       // rate: reservations made at the old rate are dropped, so they cannot all go out together
       // when the pause ends. Those granted while the ledger was locked were sent: they stay.
@@ -110,7 +107,6 @@ export class RateBudget {
   }
 
   private async acquireSlot(deadline: number | undefined, signal?: AbortSignal): Promise<number> {
-    const started = this.clock.now();
     let at: number | undefined;
     let pauses = 0;
     for (;;) {
@@ -146,7 +142,6 @@ export class RateBudget {
       }, deadline);
       const admitted = admitting instanceof Promise ? await admitting : admitting;
       if (admitted === reserved) {
-        this.granted(reserved - started);
         return reserved;
       }
       if (admitted !== undefined && deadline !== undefined && admitted > deadline) {
@@ -208,12 +203,6 @@ export class RateBudget {
     state.paceAt = Math.max(state.paceAt, at) + this.spacing(state, at);
   }
 
-  private granted(waitedMs: number): void {
-    this.stats.granted++;
-    this.stats.waited += waitedMs > 0 ? 1 : 0;
-    this.stats.waitedMs += Math.max(0, waitedMs);
-  }
-
   private acquirePoll(deadline: number | undefined, hint: PollHint, signal?: AbortSignal): Promise<number> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const now = this.clock.now();
@@ -221,7 +210,7 @@ export class RateBudget {
     if (deadline !== undefined && at > deadline) return Promise.reject(new BudgetDeadlineError(at, deadline));
     let waiter: PollWaiter | undefined;
     const queued = new Promise<number>((resolve, reject) => {
-      this.polls.push((waiter = { since: now, deadline, hint, resolve, reject }));
+      this.polls.push((waiter = { deadline, hint, resolve, reject }));
       this.drain();
     });
     // An aborted poll leaves the queue at once (one granted or failed has left it already).
@@ -264,7 +253,6 @@ export class RateBudget {
         return this.wake(Math.min(busyUntil, now + this.step, ...deadlines), now);
       }
       const [waiter] = this.polls.splice(first, 1);
-      this.granted(now - waiter.since);
       waiter.resolve(now);
     }
   }

@@ -74,17 +74,6 @@ describe("rate budget: polls (stepped clock)", () => {
     assert.deepEqual(order, ["first", "second", "third"]);
   });
 
-  it("a poll's wait counts in the stats from when it asked", async () => {
-    const { clock, now, runUntil } = steppedClock();
-    const budget = new RateBudget(limit, clock, 0);
-    await budget.take(); // t=0
-    void clock.sleep(400);
-    await runUntil(() => now() >= 400);
-    const poll = timed(now, budget.take(undefined, hint(1)));
-    await runUntil(() => poll.at !== undefined);
-    assert.deepEqual(budget.stats, { granted: 2, waited: 1, waitedMs: 600, throttles: 0 });
-  });
-
   it("a poll waits while another process holds the ledger, and is granted once it is free", async () => {
     const { clock, now, runUntil } = steppedClock();
     const ledger = lockableLedger();
