@@ -181,10 +181,10 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
     assert.equal(stepped.now(), 0, "ten requests granted with no wait on the budget's clock");
     await redis.stop();
     redis = undefined;
+    assert.equal(await store.admit(Infinity, "after"), undefined, "the store is gone");
     const paced = new StoreBudget(LIMIT, stepped.clock, new MemoryLedger(), store, 0);
     budgets.push(paced);
-    await paced.take(); // finds the store gone: from now on the budget keeps its own, paced again
-    await paced.take();
+    await paced.take(); // the store failed: this budget keeps its own, paced again
     assert.equal(paced.nextGrantAt(), LIMIT.windowMs / LIMIT.requests, "the next a pacing step later");
   });
 
