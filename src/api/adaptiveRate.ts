@@ -38,13 +38,8 @@ export function ratePerWindow(limit: RateLimit, throttle: LedgerState["throttle"
  * Learns this budget's share from a 429 at `now` whose window resets at `resetAt`: its grants
  * accepted in that window. Once per window: the other 429s of a full window say nothing new.
  */
-export function learnFromThrottle(
-  state: LedgerState,
-  limit: RateLimit,
-  now: number,
-  resetAt: number,
-): boolean {
-  if (state.throttle && now - state.throttle.at < limit.windowMs) return false;
+export function learnFromThrottle(state: LedgerState, limit: RateLimit, now: number, resetAt: number): void {
+  if (state.throttle && now - state.throttle.at < limit.windowMs) return;
   // The server's window ends at its reset; a reset further off than a window names no window.
   const windowEnd = resetAt > now && resetAt - now <= limit.windowMs ? resetAt : now;
   // A reset is rounded up (to whole seconds for the real 10 s window): the window may have begun
@@ -63,7 +58,6 @@ export function learnFromThrottle(
   const wholeWindow = windowEnd - now > limit.windowMs - rounding;
   const recover = wholeWindow ? Math.min(limit.requests, acceptedSince(now - limit.windowMs - rounding)) : 0;
   state.throttle = { at: now, share, recover: Math.max(share, recover) };
-  return true;
 }
 
 /** Forgets a throttle once the rate is back at the full limit. */

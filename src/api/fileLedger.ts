@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -13,7 +13,7 @@ import {
   WALL_STEP_MS,
   type LedgerFile,
 } from "./ledgerFile";
-import type { RateLimit } from "./rateLimit";
+import { budgetHash, type RateLimit } from "./rateLimit";
 
 /*
  * The rate budget shared by this user's processes on this machine through a file. The temp folder
@@ -65,11 +65,11 @@ export function ledgerBase(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The file of one key at one API and limit, named by a hash that reveals nothing of the key. */
 export function ledgerPath(apiUrl: string, keyId: string, limit: RateLimit, base = ledgerBase()): string {
-  const hash = createHash("sha256")
-    .update(`${apiUrl}\n${keyId}\n${limit.requests}/${limit.windowMs}`)
-    .digest("hex")
-    .slice(0, 32);
-  return join(base, `pulumi-dbcloud-${currentUid() ?? "user"}`, `budget-${hash}.json`);
+  return join(
+    base,
+    `pulumi-dbcloud-${currentUid() ?? "user"}`,
+    `budget-${budgetHash(apiUrl, keyId, limit)}.json`,
+  );
 }
 
 /** How a `FileLedger` maps its clock to the file's and says it gave the file up. */

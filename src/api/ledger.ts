@@ -15,11 +15,16 @@ export interface LedgerState {
    * (requests per window), while the rate is below the limit.
    */
   throttle: { at: number; share: number; recover?: number } | undefined;
+  /**
+   * The first waiting poll of each budget sharing the state (`id`), so that a free slot goes to the
+   * poll that ranks first among them all: its rank as a time (`pollKey`) and when it was last said.
+   */
+  bids: { id: string; key: number; at: number }[];
 }
 
 /** A state with nothing in it. */
 export function emptyState(): LedgerState {
-  return { grants: [], blockedUntil: 0, paceAt: 0, pauses: 0, throttle: undefined };
+  return { grants: [], blockedUntil: 0, paceAt: 0, pauses: 0, throttle: undefined, bids: [] };
 }
 
 /** What a shared ledger's `update` returns, having done nothing, while another process holds its lock. */
@@ -29,6 +34,24 @@ export const LEDGER_BUSY = Symbol("ledger busy");
 export interface BudgetLedger {
   /** Runs `change` on the state atomically and returns its result; never waits. */
   update<T>(change: (state: LedgerState) => T): T | typeof LEDGER_BUSY;
+}
+
+/**
+ * Re-dates a grant, keeping the grants in time order. One already forgotten or released stays so,
+ * unless `lost` says it is still to be sent (a reservation a shared file started afresh lost):
+ * then it is counted again.
+ */
+export function moveGrant(
+  state: LedgerState,
+  from: number,
+  to: number,
+  lost: "recount" | "ignore" = "ignore",
+): void {
+  const index = state.grants.lastIndexOf(from);
+  if (index < 0 && lost === "ignore") return;
+  if (index >= 0) state.grants.splice(index, 1);
+  state.grants.push(to);
+  state.grants.sort((a, b) => a - b);
 }
 
 /** The ledger of one process: plain memory. */

@@ -75,6 +75,10 @@ export function parseLedgerFile(text: string): LedgerFile {
     for (const [owner, at] of Object.entries(rawSeen).slice(0, MAX_GRANTS))
       if (finite(at)) seen.set(owner, at);
   }
+  const bids = (Array.isArray(value.bids) ? (value.bids as Record<string, unknown>[]) : [])
+    .slice(0, MAX_GRANTS)
+    .filter((bid) => typeof bid?.id === "string" && bid.id.length <= 64 && finite(bid.key) && finite(bid.at))
+    .map((bid) => ({ id: bid.id as string, key: bid.key as number, at: bid.at as number }));
   const throttle = value.throttle as Record<string, unknown> | undefined;
   const share = finite(throttle?.share) && throttle.share > 0 ? throttle.share : undefined;
   return {
@@ -87,6 +91,7 @@ export function parseLedgerFile(text: string): LedgerFile {
         throttle && finite(throttle.at) && share !== undefined
           ? { at: throttle.at, share, recover: finite(throttle.recover) ? throttle.recover : share }
           : undefined,
+      bids,
     },
     owners: entries.map((entry) => entry.owner),
     seen,
@@ -97,7 +102,8 @@ export function parseLedgerFile(text: string): LedgerFile {
 /** The file's text, or undefined when nothing in it still matters at `now`. */
 export function formatLedgerFile(file: LedgerFile, now: number): string | undefined {
   const { state, owners } = file;
-  if (!state.grants.length && state.blockedUntil <= now && state.paceAt <= now && !state.throttle) return;
+  const idle = !state.grants.length && !state.bids.length && !state.throttle;
+  if (idle && state.blockedUntil <= now && state.paceAt <= now) return;
   const seen: Record<string, number> = {};
   for (const owner of new Set(owners)) {
     const at = file.seen.get(owner);
@@ -112,6 +118,7 @@ export function formatLedgerFile(file: LedgerFile, now: number): string | undefi
     paceAt: state.paceAt,
     pauses: state.pauses,
     throttle: state.throttle,
+    bids: state.bids.slice(-MAX_GRANTS),
   });
 }
 
@@ -138,12 +145,13 @@ function isDeadHere(owner: string): boolean {
  *   after its last write were never sent: they are dropped. Those before it may have been: they count.
  * - Nothing else holds a request back past the window: a pause ends within a window, the pacing
  *   is at most one step after the last grant (or the pause), and a grant whose writer the file
- *   does not name (a damaged file, an older version's) counts as now at the latest.
+ *   does not name (a damaged file, an older version's) counts as now at the latest; a poll's bid
+ *   dated after now is dropped (the others lapse within two slots of being said).
  */
 export function believable(file: LedgerFile, limit: RateLimit, now: number): void {
-  const { state, seen } = file;
   const skew = (file.writtenAt ?? now) - now;
   if (skew > WALL_STEP_MS) shiftBack(file, skew);
+  const { state, seen } = file;
   const graceMs = limit.windowMs + LOCK_GIVE_UP_MS;
   const overdue = new Set<string>();
   state.grants.forEach((at, index) => {
@@ -161,17 +169,14 @@ export function believable(file: LedgerFile, limit: RateLimit, now: number): voi
   file.owners = kept.map((entry) => entry.owner);
   state.blockedUntil = Math.min(state.blockedUntil, now + limit.windowMs);
   if (state.throttle) state.throttle.at = Math.min(state.throttle.at, now);
+  state.bids = state.bids.filter((bid) => bid.at <= now);
   const last = state.grants[state.grants.length - 1];
   const paced = last === undefined ? now : last + limit.windowMs / ratePerWindow(limit, state.throttle, last);
   state.paceAt = Math.min(state.paceAt, Math.max(state.blockedUntil, paced));
 }
 
 function shiftBack(file: LedgerFile, ms: number): void {
-  const { state } = file;
-  state.grants = state.grants.map((at) => at - ms);
-  state.blockedUntil -= ms;
-  state.paceAt -= ms;
-  if (state.throttle) state.throttle.at -= ms;
+  file.state = shifted(file.state, -ms);
   for (const [owner, at] of file.seen) file.seen.set(owner, at - ms);
 }
 
@@ -183,5 +188,6 @@ export function shifted(state: LedgerState, ms: number): LedgerState {
     paceAt: state.paceAt + ms,
     pauses: state.pauses,
     throttle: state.throttle && { ...state.throttle, at: state.throttle.at + ms },
+    bids: state.bids.map(({ id, key, at }) => ({ id, key: key + ms, at: at + ms })),
   };
 }

@@ -33,6 +33,14 @@ export function pollRank(hint: PollHint): number {
   return (ripe ? 0 : NOT_RIPE) - waited;
 }
 
+/**
+ * A poll's rank as a time on the clock `now` is read from: it stays put while the poll waits, so
+ * that budgets sharing a file can compare the ranks they wrote at different moments.
+ */
+export function pollKey(hint: PollHint, now: number): number {
+  return now + pollRank(hint);
+}
+
 /** Ranks polls seen recently after every other: no wait comes near this many ms (a century). */
 const NOT_RIPE = 100 * 365 * 24 * 3600 * 1000;
 

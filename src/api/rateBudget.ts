@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { sleepUnlessAborted, untilAborted } from "./abort";
 import { learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
 import type { Clock } from "./clock";
@@ -5,10 +6,11 @@ import {
   BudgetDeadlineError,
   LEDGER_RETRY_MS,
   LedgerAccess,
+  moveGrant,
   type BudgetLedger,
   type LedgerState,
 } from "./ledger";
-import { nextPoll, type PollHint } from "./pollOrder";
+import { nextPoll, pollKey, type PollHint } from "./pollOrder";
 import type { RateLimit } from "./rateLimit";
 
 export { ADAPTIVE_RATE } from "./adaptiveRate";
@@ -21,7 +23,6 @@ export function defaultMarginMs(limit: RateLimit): number {
 }
 
 interface PollWaiter {
-  since: number;
   deadline: number | undefined;
   hint: PollHint;
   resolve(grantedAt: number): void;
@@ -30,16 +31,19 @@ interface PollWaiter {
 
 /**
  * At most `requests` grants in any `windowMs` (plus a margin), paced at the rate the server's 429s
- * leave this key. Commands and first reads reserve the next slot in arrival order; polls take
- * only a free slot no reservation waits for, in the order `nextPoll` gives; a 429 pauses every request
- * of the key until its reset, and the waiting ones queue again as they wake. docs/rate-limits.md explains why.
+ * leave this key unless a store counts every process on the key (`bursts`). Commands and first
+ * reads reserve the next slot in arrival order; polls take only a free slot no reservation waits
+ * for, in the order `nextPoll` gives across every budget sharing the ledger; a 429 pauses every
+ * request of the key until its reset, and the waiting ones queue again as they wake.
+ * docs/rate-limits.md explains why.
  */
 export class RateBudget {
-  /** Totals for diagnostics and the benchmark. */
-  readonly stats = { granted: 0, waited: 0, waitedMs: 0, throttles: 0 };
   private polls: PollWaiter[] = [];
   private wakeAt = Infinity;
   private readonly access: LedgerAccess;
+  /** Names this budget's bid in a shared state; `step` is one slot at the full limit. */
+  private readonly id = randomUUID();
+  private readonly step: number;
 
   constructor(
     /** The requests per window this budget hands out at most. */
@@ -49,16 +53,13 @@ export class RateBudget {
     ledger?: BudgetLedger,
   ) {
     this.access = new LedgerAccess(clock, ledger);
-  }
-
-  /** Waits for a slot and takes it: the ms waited, or `BudgetDeadlineError` when no slot comes by `deadline`. */
-  async acquire(deadline?: number, poll?: PollHint): Promise<number> {
-    return (await this.take(deadline, poll)).waitedMs;
+    this.step = limit.windowMs / limit.requests;
   }
 
   /**
-   * `acquire`, and `answered()` to count the grant from its answer (the server saw it by then). When
-   * `signal` aborts, the wait ends at once with its reason and gives its slot back.
+   * Waits for a slot and takes it: the ms waited, or `BudgetDeadlineError` when no slot comes by
+   * `deadline`; and `answered()` to count the grant from its answer (the server saw it by then).
+   * When `signal` aborts, the wait ends at once with its reason and gives its slot back.
    */
   async take(
     deadline?: number,
@@ -85,7 +86,7 @@ export class RateBudget {
     this.access.later((state) => {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
       state.pauses++;
-      if (learnFromThrottle(state, this.limit, now, timeMs)) this.stats.throttles++;
+      learnFromThrottle(state, this.limit, now, timeMs);
       // Waiters re-queue from the server's reset (its window is fresh then), paced at the new
       // rate: reservations made at the old rate are dropped, so they cannot all go out together
       // when the pause ends. Those granted while the ledger was locked were sent: they stay.
@@ -106,7 +107,6 @@ export class RateBudget {
   }
 
   private async acquireSlot(deadline: number | undefined, signal?: AbortSignal): Promise<number> {
-    const started = this.clock.now();
     let at: number | undefined;
     let pauses = 0;
     for (;;) {
@@ -142,7 +142,6 @@ export class RateBudget {
       }, deadline);
       const admitted = admitting instanceof Promise ? await admitting : admitting;
       if (admitted === reserved) {
-        this.granted(reserved - started);
         return reserved;
       }
       if (admitted !== undefined && deadline !== undefined && admitted > deadline) {
@@ -175,8 +174,18 @@ export class RateBudget {
     return grants.length < requests ? -Infinity : grants[grants.length - requests] + windowMs + this.marginMs;
   }
 
+  /**
+   * Whether a window's whole allowance may go at once: only when every process on the key counts
+   * its requests against one window (a store). Otherwise grants are paced, so that processes that
+   * cannot see each other interleave their requests.
+   */
+  protected bursts(): boolean {
+    return false;
+  }
+
   /** The gap between grants at the rate due at `at`, so slots reserved ahead follow the climb. */
   private spacing(state: LedgerState, at: number): number {
+    if (this.bursts() && !state.throttle) return 0;
     return this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
   }
 
@@ -194,12 +203,6 @@ export class RateBudget {
     state.paceAt = Math.max(state.paceAt, at) + this.spacing(state, at);
   }
 
-  private granted(waitedMs: number): void {
-    this.stats.granted++;
-    this.stats.waited += waitedMs > 0 ? 1 : 0;
-    this.stats.waitedMs += Math.max(0, waitedMs);
-  }
-
   private acquirePoll(deadline: number | undefined, hint: PollHint, signal?: AbortSignal): Promise<number> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const now = this.clock.now();
@@ -207,7 +210,7 @@ export class RateBudget {
     if (deadline !== undefined && at > deadline) return Promise.reject(new BudgetDeadlineError(at, deadline));
     let waiter: PollWaiter | undefined;
     const queued = new Promise<number>((resolve, reject) => {
-      this.polls.push((waiter = { since: now, deadline, hint, resolve, reject }));
+      this.polls.push((waiter = { deadline, hint, resolve, reject }));
       this.drain();
     });
     // An aborted poll leaves the queue at once (one granted or failed has left it already).
@@ -219,7 +222,11 @@ export class RateBudget {
         });
   }
 
-  /** Grants free slots to the waiting polls in the order `nextPoll` gives; then sleeps until the next chance. */
+  /**
+   * Grants free slots to the waiting polls in the order `nextPoll` gives, each while no budget
+   * sharing the state bids a poll ranked before it; then sleeps until the next chance. A bid lapses
+   * two slots after it was last said, so each waiting budget says it again every slot.
+   */
   private drain(): void {
     for (;;) {
       const now = this.clock.now();
@@ -228,17 +235,24 @@ export class RateBudget {
         w.reject(new BudgetDeadlineError(this.nextGrantAt(now), w.deadline!));
       }
       if (!this.polls.length) return;
+      const first = nextPoll(this.polls.map((w) => w.hint));
+      const bid = { id: this.id, key: pollKey(this.polls[first].hint, now), at: now };
       const busyUntil = this.access.peek((state) => {
+        state.bids = state.bids.filter((b) => b.id !== this.id && b.at > now - 2 * this.step);
         const slot = this.slotAt(state, now);
-        if (slot <= now) this.reserve(state, now);
-        return slot;
+        const behind = state.bids.some((b) => b.key < bid.key);
+        if (slot <= now && !behind) {
+          this.reserve(state, now);
+          return now;
+        }
+        state.bids.push(bid);
+        return slot > now ? slot : now + this.step / 4;
       }, now + LEDGER_RETRY_MS);
       if (busyUntil > now) {
         const deadlines = this.polls.map((w) => (w.deadline ?? Infinity) + 1);
-        return this.wake(Math.min(busyUntil, ...deadlines), now);
+        return this.wake(Math.min(busyUntil, now + this.step, ...deadlines), now);
       }
-      const [waiter] = this.polls.splice(nextPoll(this.polls.map((w) => w.hint)), 1);
-      this.granted(now - waiter.since);
+      const [waiter] = this.polls.splice(first, 1);
       waiter.resolve(now);
     }
   }
@@ -251,22 +265,4 @@ export class RateBudget {
       this.drain();
     });
   }
-}
-
-/**
- * Re-dates a grant, keeping the grants in time order. One already forgotten or released stays so,
- * unless `lost` says it is still to be sent (a reservation a shared file started afresh lost):
- * then it is counted again.
- */
-function moveGrant(
-  state: LedgerState,
-  from: number,
-  to: number,
-  lost: "recount" | "ignore" = "ignore",
-): void {
-  const index = state.grants.lastIndexOf(from);
-  if (index < 0 && lost === "ignore") return;
-  if (index >= 0) state.grants.splice(index, 1);
-  state.grants.push(to);
-  state.grants.sort((a, b) => a - b);
 }

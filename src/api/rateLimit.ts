@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { ConfigurationError, quoted } from "./errors";
 
 /** A number of requests per window, e.g. the real service's 10 per 10 s per key. */
@@ -29,4 +30,13 @@ export function parseRateLimit(text: string): RateLimit | false {
     ]);
   }
   return { requests, windowMs };
+}
+
+/**
+ * The name of one key's budget at one API and limit, in the budget file's name, the store's
+ * entries and the process's table of budgets: a hash that reveals nothing of the key.
+ */
+export function budgetHash(apiUrl: string, keyId: string, limit: RateLimit): string {
+  const text = `${apiUrl}\n${keyId}\n${limit.requests}/${limit.windowMs}`;
+  return createHash("sha256").update(text).digest("hex").slice(0, 32);
 }

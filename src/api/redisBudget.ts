@@ -1,17 +1,19 @@
+import type { RateLimit } from "./rateLimit";
 import { redactSecrets } from "./redact";
 import type { StoreAddress } from "./storeAddress";
 
 /*
  * One budget kept in Redis for every process on every machine that uses one key and API URL.
  * Admission happens in Redis itself, in one script, so two machines cannot both take the last
- * slot: the script reads Redis's own clock, so the machines' clocks need not agree. Slots are
- * paced `spacingMs` apart (the limit spread over its window, margin included): no window ever
- * holds more than the limit; each send is also checked, when it goes, against the sends of the
- * window ending then (dated to their answers), so that a late timer cannot crowd a window. A command or first read reserves the next slot, however far; a poll
- * takes a slot only when it is free now, so commands and first reads go before polls across the
- * fleet; and only when no poll waiting elsewhere ranks before it (src/api/pollOrder.ts), so the
- * fleet's polls go in one order as if in one process. Every entry expires by itself a few windows
- * after its last use.
+ * slot: the script reads Redis's own clock, so the machines' clocks need not agree. A slot is the
+ * first time after the last one reserved at which the window (margin included) holds fewer than
+ * the limit: a fresh window lets its whole allowance go at once. Each send is also checked, when
+ * it goes, against the sends of the window ending then (dated to their answers), so that a late
+ * timer or a slow answer cannot crowd a window. A command or first read reserves the next slot,
+ * however far; a poll takes a slot only when it is free now, so commands and first reads go
+ * before polls across the fleet; and only when no poll waiting elsewhere ranks before it
+ * (src/api/pollOrder.ts), so the fleet's polls go in one order as if in one process. Every entry
+ * expires by itself a few windows after its last use.
  */
 
 const ADMIT = `
@@ -43,14 +45,20 @@ if ARGV[1] == 'answered' then
   if at and tonumber(at) < now then redis.call('ZADD', KEYS[5], now, ARGV[6]) end
   return {1, 0}
 end
-local spacing = math.ceil(tonumber(ARGV[2]))
-local pace = tonumber(redis.call('GET', KEYS[1]) or '0')
-local at = math.max(now, pace, blocked)
+-- Reservations, dated to their slots: no more than the limit in any window, in the order asked.
+local win, limit = tonumber(ARGV[2]), tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
+local n = redis.call('ZCARD', KEYS[1])
+local at = math.max(now, blocked)
+if n > 0 then at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])) end
+if n >= limit then
+  at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')[2]) + win)
+end
 local wait = at - now
-local maxWait = tonumber(ARGV[4])
+local spacing = math.ceil(win / limit)
 if ARGV[1] == 'poll' then
   -- Waiting polls bid with their rank; bids not renewed within two slots are dropped.
-  local rank, nonce = tonumber(ARGV[5]), ARGV[6]
+  local rank, nonce = tonumber(ARGV[7]), ARGV[6]
   for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - 2 * spacing)) do
     redis.call('ZREM', KEYS[3], old)
     redis.call('ZREM', KEYS[4], old)
@@ -64,10 +72,11 @@ if ARGV[1] == 'poll' then
   if best[1] ~= nonce and tonumber(best[2]) < rank then return {0, math.ceil(spacing / 4)} end
   redis.call('ZREM', KEYS[3], nonce)
   redis.call('ZREM', KEYS[4], nonce)
-elseif maxWait >= 0 and wait > maxWait then
+elseif tonumber(ARGV[4]) >= 0 and wait > tonumber(ARGV[4]) then
   return {0, wait}
 end
-redis.call('SET', KEYS[1], at + spacing, 'PX', wait + spacing + ttl)
+redis.call('ZADD', KEYS[1], at, ARGV[6])
+redis.call('PEXPIRE', KEYS[1], wait + win + ttl)
 return {1, wait}
 `;
 
@@ -117,40 +126,47 @@ export class RedisBudget {
     private readonly address: StoreAddress,
     /** The prefix of this budget's entries (storeKeyPrefix). */
     private readonly prefix: string,
+    /** The requests any window holds at most; its length with the margin included. */
+    private readonly limit: RateLimit,
     /** How long entries outlive their last use, in ms (a few windows). */
     private readonly ttlMs: number,
     /** Told once, when the store fails: from then on the caller keeps its budget locally. */
     private readonly onFailure: (message: string) => void,
   ) {}
 
-  /** A slot `spacingMs` after the last; undefined once the store failed. */
-  admit(spacingMs: number, maxWaitMs: number): Promise<Admission | undefined> {
+  /** The next slot for the request `nonce`, unless it lies over `maxWaitMs` away; undefined once the store failed. */
+  admit(maxWaitMs: number, nonce: string): Promise<Admission | undefined> {
     const maxWait = Number.isFinite(maxWaitMs) ? Math.max(0, Math.floor(maxWaitMs)) : -1;
-    return this.run(["slot", String(spacingMs), String(this.ttlMs), String(maxWait)]);
+    return this.run("slot", nonce, { maxWait });
   }
 
   /** A slot free now for the poll `nonce` of `rank` (pollRank), unless one ranked before it waits; undefined once the store failed. */
-  admitPoll(spacingMs: number, rank: number, nonce: string): Promise<Admission | undefined> {
-    return this.run(["poll", String(spacingMs), String(this.ttlMs), "-1", String(Math.round(rank)), nonce]);
+  admitPoll(rank: number, nonce: string): Promise<Admission | undefined> {
+    return this.run("poll", nonce, { rank: Math.round(rank) });
   }
 
   /**
-   * Records the send of `nonce` now, if no more than `limit` sends fall in the window (`windowMs`,
-   * margin included) ending now; else says how long until one leaves it. A late timer may bring a
-   * slot's send near the next one's: this keeps the window whole.
+   * Records the send of `nonce` now, if fewer than the limit's sends fall in the window ending
+   * now; else says how long until one leaves it. A late timer may bring a slot's send near the
+   * next one's, and an answer may come late: this keeps the window whole.
    */
-  sent(windowMs: number, limit: number, nonce: string): Promise<Admission | undefined> {
-    return this.run(["sent", String(Math.ceil(windowMs)), String(this.ttlMs), "-1", String(limit), nonce]);
+  sent(nonce: string): Promise<Admission | undefined> {
+    return this.run("sent", nonce);
   }
 
   /** Re-dates the send of `nonce` to now, when its answer came: the server has counted it by then. */
   answered(nonce: string): Promise<Admission | undefined> {
-    return this.run(["answered", "0", String(this.ttlMs), "-1", "0", nonce]);
+    return this.run("answered", nonce);
   }
 
   /** No slot for anyone on the key for `forMs` (a 429's reset); undefined once the store failed. */
   block(forMs: number): Promise<Admission | undefined> {
-    return this.run(["block", String(Math.max(0, forMs)), String(this.ttlMs), "-1"]);
+    return this.run("block", "", { pauseMs: Math.max(0, Math.floor(forMs)) });
+  }
+
+  /** Until the store fails. */
+  get working(): boolean {
+    return !this.failed;
   }
 
   /** Closes the connection (tests; a process may also just exit, as the socket does not hold it). */
@@ -161,9 +177,16 @@ export class RedisBudget {
     if (client?.isOpen) await client.close().catch(() => client.destroy());
   }
 
-  private async run(args: string[]): Promise<Admission | undefined> {
+  /** Runs the script's `op` for the request `nonce` (a wait over `maxWait` refused, -1 for none). */
+  private async run(
+    op: "slot" | "poll" | "sent" | "answered" | "block",
+    nonce: string,
+    { maxWait = -1, rank = 0, pauseMs = Math.ceil(this.limit.windowMs) } = {},
+  ): Promise<Admission | undefined> {
     if (this.failed) return undefined;
-    const keys = ["pace", "blocked", "bids", "bidsAt", "sent"].map((name) => `${this.prefix}:${name}`);
+    const keys = ["slots", "blocked", "bids", "bidsAt", "sent"].map((name) => `${this.prefix}:${name}`);
+    // ARGV: op, the window (or the pause), ttl, max wait, limit, nonce, rank.
+    const args = [op, pauseMs, this.ttlMs, maxWait, this.limit.requests, nonce, rank].map(String);
     try {
       const reply = await this.bounded(async () => {
         const client = await this.connected();

@@ -1,9 +1,8 @@
-import { createHash } from "node:crypto";
 import { Agent } from "undici";
 import { systemClock, type Clock } from "./clock";
 import { FileLedger, ledgerPath } from "./fileLedger";
 import { RateBudget } from "./rateBudget";
-import type { RateLimit } from "./rateLimit";
+import { budgetHash, type RateLimit } from "./rateLimit";
 import type { StoreAddress } from "./storeAddress";
 import { storeBudget } from "./storeBudget";
 
@@ -55,18 +54,14 @@ export function sharedBudget(
   clock: Clock,
   store?: StoreAddress,
 ): RateBudget {
-  const storeId = store ? `|${createHash("sha256").update(store.url).digest("hex")}` : "";
-  return getOrMake(
-    sharedState().budgets,
-    `${apiUrl}|${keyId}|${limit.requests}/${limit.windowMs}${storeId}`,
-    () => {
-      const fileOptions = { limit, now: clock.now, wallNow: Date.now };
-      const file =
-        clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;
-      if (store && clock === systemClock) return storeBudget(apiUrl, keyId, limit, file, store);
-      return new RateBudget(limit, clock, undefined, file);
-    },
-  );
+  // A store is one Redis database whatever the credentials: its address without them tells it.
+  return getOrMake(sharedState().budgets, `${budgetHash(apiUrl, keyId, limit)}|${store?.shown ?? ""}`, () => {
+    const fileOptions = { limit, now: clock.now, wallNow: Date.now };
+    const file =
+      clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;
+    if (store && clock === systemClock) return storeBudget(apiUrl, keyId, limit, file, store);
+    return new RateBudget(limit, clock, undefined, file);
+  });
 }
 
 /** Closes the shared dispatchers (tests and the demo call it so the process can exit at once). */

@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import type { RateLimit } from "./rateLimit";
+import { budgetHash, type RateLimit } from "./rateLimit";
 
 /*
  * The address of a shared budget store (`redis://[user:password@]host:port[/db]`, `rediss://` for
@@ -42,9 +41,5 @@ export function parseStoreAddress(raw: string): StoreAddress | { problems: strin
  * material), in braces so that a Redis cluster keeps them on one node.
  */
 export function storeKeyPrefix(apiUrl: string, keyId: string, limit: RateLimit): string {
-  const hash = createHash("sha256")
-    .update(`${apiUrl}\n${keyId}\n${limit.requests}/${limit.windowMs}`)
-    .digest("hex")
-    .slice(0, 32);
-  return `dbcloud:budget:v1:{${hash}}`;
+  return `dbcloud:budget:v1:{${budgetHash(apiUrl, keyId, limit)}}`;
 }

@@ -15,11 +15,6 @@ import { storeKeyPrefix, type StoreAddress } from "./storeAddress";
  * own budget alone goes on, as it would without a store.
  */
 export class StoreBudget extends RateBudget {
-  /** Slots in the store are this far apart: the limit spread over its window and margin. */
-  private readonly spacingMs: number;
-  /** The window the store checks sends against, margin included. */
-  private readonly windowWithMarginMs: number;
-
   constructor(
     limit: RateLimit,
     private readonly storeClock: Clock,
@@ -28,8 +23,6 @@ export class StoreBudget extends RateBudget {
     marginMs = defaultMarginMs(limit),
   ) {
     super(limit, storeClock, marginMs, ledger);
-    this.spacingMs = (limit.windowMs + marginMs) / limit.requests;
-    this.windowWithMarginMs = limit.windowMs + marginMs;
   }
 
   override async take(
@@ -54,6 +47,11 @@ export class StoreBudget extends RateBudget {
     }
   }
 
+  /** While the store works, it counts every machine's requests: a fresh window may go at once. */
+  protected override bursts(): boolean {
+    return this.store.working;
+  }
+
   /** Closes the store's connection (tests). */
   closeStore(): Promise<void> {
     return this.store.close();
@@ -76,10 +74,10 @@ export class StoreBudget extends RateBudget {
       const now = this.storeClock.now();
       const maxWaitMs = deadline === undefined ? Infinity : deadline - now;
       const answer = slotTaken
-        ? await this.store.sent(this.windowWithMarginMs, this.limit.requests, nonce)
+        ? await this.store.sent(nonce)
         : poll
-          ? await this.store.admitPoll(this.spacingMs, pollRank(poll), nonce)
-          : await this.store.admit(this.spacingMs, maxWaitMs);
+          ? await this.store.admitPoll(pollRank(poll), nonce)
+          : await this.store.admit(maxWaitMs, nonce);
       if (!answer) return this.storeClock.now() - started;
       if (answer.waitMs > maxWaitMs) throw new BudgetDeadlineError(now + answer.waitMs, deadline!);
       if (answer.waitMs > 0) await sleepUnlessAborted(this.storeClock, answer.waitMs, signal);
@@ -103,6 +101,7 @@ export function storeBudget(
   warn = (message: string) => process.emitWarning(message, { code: "DBCLOUD_BUDGET_STORE" }),
 ): StoreBudget {
   const ttlMs = STORE_TTL_WINDOWS * limit.windowMs;
-  const store = new RedisBudget(address, storeKeyPrefix(apiUrl, keyId, limit), ttlMs, warn);
+  const window = { requests: limit.requests, windowMs: limit.windowMs + defaultMarginMs(limit) };
+  const store = new RedisBudget(address, storeKeyPrefix(apiUrl, keyId, limit), window, ttlMs, warn);
   return new StoreBudget(limit, systemClock, ledger, store);
 }

@@ -44,7 +44,7 @@ async function probe(one: ProbeCase): Promise<ProbeResult> {
   for (let i = 0; i < one.calls; i++) {
     const deadline = systemClock.now() + one.deadlineMs;
     try {
-      await budget.acquire(deadline);
+      await budget.take(deadline);
       outcomes.push("granted");
     } catch (error) {
       outcomes.push(error instanceof BudgetDeadlineError ? "deadline" : String(error));

@@ -45,9 +45,9 @@ async function main(): Promise<void> {
   // As the client's shared budget maps its clock to the file's.
   const file = new FileLedger(path, { limit, now: systemClock.now, wallNow: Date.now });
   const budget = new RateBudget(limit, systemClock, 0, file);
-  await budget.acquire();
+  await budget.take();
   // Each reserves its slot in the file as it is called.
-  for (let i = 0; i < Number(queuedText); i++) void budget.acquire();
+  for (let i = 0; i < Number(queuedText); i++) void budget.take();
   process.stdout.write("QUEUED\n");
   setInterval(() => undefined, 60_000); // alive until killed
 }

@@ -5,8 +5,9 @@ import { ApiClient } from "../../src/api/client";
 import { MemoryLedger } from "../../src/api/ledger";
 import { RedisBudget } from "../../src/api/redisBudget";
 import { parseStoreAddress, storeKeyPrefix, type StoreAddress } from "../../src/api/storeAddress";
-import { storeBudget, type StoreBudget } from "../../src/api/storeBudget";
+import { StoreBudget, storeBudget } from "../../src/api/storeBudget";
 import { startEmulator, type Emulator } from "../../src/emulator";
+import { steppedClock } from "../helpers/steppedClock";
 import { REDIS_SKIP_LINE, redisInstalled, startRedis, type RedisServer } from "../helpers/redisServer";
 
 /*
@@ -16,6 +17,8 @@ import { REDIS_SKIP_LINE, redisInstalled, startRedis, type RedisServer } from ".
  */
 
 const LIMIT = { requests: 10, windowMs: 1_000 };
+/** A store's window of one request: each slot a second after the last, so that tests read simply. */
+const ONE_A_SECOND = { requests: 1, windowMs: 1_000 };
 
 function address(url: string): StoreAddress {
   const parsed = parseStoreAddress(url);
@@ -116,7 +119,7 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
     await reader.connect();
     try {
       const prefix = storeKeyPrefix(emulator!.url, emulator!.keyId, LIMIT);
-      const ttl = await reader.pTTL(`${prefix}:pace`);
+      const ttl = await reader.pTTL(`${prefix}:slots`);
       assert.ok(ttl > 0 && ttl <= 5 * LIMIT.windowMs, `the entry expires by itself (PTTL ${ttl})`);
       assert.deepEqual(await reader.keys("*secret*"), [], "no key material in a key name");
     } finally {
@@ -131,29 +134,74 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
     redis = await startRedis();
     const store = address(redis.url);
     const prefix = storeKeyPrefix(emulator!.url, "key-d", LIMIT);
-    const [young, old] = [0, 1].map(() => new RedisBudget(store, prefix, 3_000, () => undefined));
+    const [young, old] = [0, 1].map(
+      () => new RedisBudget(store, prefix, ONE_A_SECOND, 3_000, () => undefined),
+    );
     try {
-      assert.equal((await young.admit(1_000, Infinity))?.admitted, true, "a command holds the next second");
+      assert.equal(
+        (await young.admit(Infinity, "command"))?.admitted,
+        true,
+        "a command holds the next second",
+      );
       // Both polls find the slot taken and bid: one waited 1 s, the other 60 s.
-      const first = await young.admitPoll(1_000, -1_000, "young");
-      assert.equal((await old.admitPoll(1_000, -60_000, "old"))?.admitted, false);
+      const first = await young.admitPoll(-1_000, "young");
+      assert.equal((await old.admitPoll(-60_000, "old"))?.admitted, false);
       await new Promise((resolve) => setTimeout(resolve, first!.waitMs + 50));
-      const again = await young.admitPoll(1_000, -1_000, "young");
+      const again = await young.admitPoll(-1_000, "young");
       assert.equal(again?.admitted, false, "the younger poll asks first, and leaves the slot");
-      assert.equal((await old.admitPoll(1_000, -60_000, "old"))?.admitted, true, "the older one takes it");
+      assert.equal((await old.admitPoll(-60_000, "old"))?.admitted, true, "the older one takes it");
     } finally {
       await Promise.all([young.close(), old.close()]);
     }
   });
 
+  it("a fresh window lets its whole allowance go at once: the next request waits for the first to leave it", async () => {
+    redis = await startRedis();
+    const prefix = storeKeyPrefix(emulator!.url, "key-f", LIMIT);
+    const store = new RedisBudget(address(redis.url), prefix, LIMIT, 3_000, () => undefined);
+    try {
+      for (let i = 0; i < LIMIT.requests; i++)
+        assert.deepEqual(await store.admit(Infinity, `r${i}`), { admitted: true, waitMs: 0 }, `request ${i}`);
+      const next = await store.admit(Infinity, "next");
+      assert.ok(next!.waitMs > 0 && next!.waitMs <= LIMIT.windowMs, `waits ${next!.waitMs} ms`);
+      assert.equal((await store.admitPoll(0, "poll"))?.admitted, false, "no poll takes a reserved slot");
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a budget on a working store sends a fresh window's allowance without pacing; on a failed one it paces", async () => {
+    redis = await startRedis();
+    const prefix = storeKeyPrefix(emulator!.url, "key-g", LIMIT);
+    const stepped = steppedClock();
+    const store = new RedisBudget(address(redis.url), prefix, LIMIT, 3_000, () => undefined);
+    const budget = new StoreBudget(LIMIT, stepped.clock, new MemoryLedger(), store, 0);
+    budgets.push(budget);
+    for (let i = 0; i < LIMIT.requests; i++) (await budget.take()).answered();
+    assert.equal(stepped.now(), 0, "ten requests granted with no wait on the budget's clock");
+    await redis.stop();
+    redis = undefined;
+    assert.equal(await store.admit(Infinity, "after"), undefined, "the store is gone");
+    const paced = new StoreBudget(LIMIT, stepped.clock, new MemoryLedger(), store, 0);
+    budgets.push(paced);
+    await paced.take(); // the store failed: this budget keeps its own, paced again
+    assert.equal(paced.nextGrantAt(), LIMIT.windowMs / LIMIT.requests, "the next a pacing step later");
+  });
+
   it("a send checks the window ending when it goes: a late one cannot crowd it past the limit", async () => {
     redis = await startRedis();
     const prefix = storeKeyPrefix(emulator!.url, "key-e", LIMIT);
-    const store = new RedisBudget(address(redis.url), prefix, 3_000, () => undefined);
+    const store = new RedisBudget(
+      address(redis.url),
+      prefix,
+      { requests: 2, windowMs: 60_000 },
+      3_000,
+      () => undefined,
+    );
     try {
-      assert.equal((await store.sent(60_000, 2, "first"))?.admitted, true);
-      assert.equal((await store.sent(60_000, 2, "second"))?.admitted, true);
-      const third = await store.sent(60_000, 2, "third");
+      assert.equal((await store.sent("first"))?.admitted, true);
+      assert.equal((await store.sent("second"))?.admitted, true);
+      const third = await store.sent("third");
       assert.equal(third?.admitted, false, "a third send within the window waits");
       assert.ok(third!.waitMs > 50_000, `until the first leaves the window (${third!.waitMs} ms)`);
     } finally {
@@ -165,19 +213,26 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
     redis = await startRedis();
     const store = address(redis.url);
     const stores = ["key-a", "key-a", "key-b", "key-c", "key-c"].map(
-      (keyId) => new RedisBudget(store, storeKeyPrefix(emulator!.url, keyId, LIMIT), 3_000, () => undefined),
+      (keyId) =>
+        new RedisBudget(
+          store,
+          storeKeyPrefix(emulator!.url, keyId, LIMIT),
+          ONE_A_SECOND,
+          3_000,
+          () => undefined,
+        ),
     );
     try {
       const [a1, a2, b, c1, c2] = stores;
-      for (let i = 0; i < 5; i++) assert.equal((await a1.admit(1_000, Infinity))?.admitted, true);
-      const polls = await Promise.all([a1.admitPoll(1_000, 0, "p1"), a2.admitPoll(1_000, 0, "p2")]);
+      for (let i = 0; i < 5; i++) assert.equal((await a1.admit(Infinity, `c${i}`))?.admitted, true);
+      const polls = await Promise.all([a1.admitPoll(0, "p1"), a2.admitPoll(0, "p2")]);
       assert.equal(polls.filter((p) => p?.admitted).length, 0, "key a's next slots are reserved: no poll");
       assert.ok(
         polls.every((p) => p!.waitMs > 3_000),
         "its next free slot is about 5 s off",
       );
-      assert.deepEqual(await b.admit(1_000, Infinity), { admitted: true, waitMs: 0 }, "key b is free");
-      const race = await Promise.all([c1.admitPoll(1_000, 0, "c1"), c2.admitPoll(1_000, 0, "c2")]);
+      assert.deepEqual(await b.admit(Infinity, "b"), { admitted: true, waitMs: 0 }, "key b is free");
+      const race = await Promise.all([c1.admitPoll(0, "c1"), c2.admitPoll(0, "c2")]);
       assert.equal(
         race.filter((p) => p?.admitted).length,
         1,

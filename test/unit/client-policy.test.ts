@@ -7,8 +7,8 @@ describe("rate budget (virtual clock)", () => {
   it("grants the first at once, then paces the rest one window / limit apart", async () => {
     const { clock } = virtualClock();
     const budget = new RateBudget({ requests: 10, windowMs: 10_000 }, clock, 100);
-    assert.equal(await budget.acquire(), 0);
-    for (let i = 0; i < 3; i++) assert.equal(await budget.acquire(), 1_000);
+    assert.equal((await budget.take()).waitedMs, 0);
+    for (let i = 0; i < 3; i++) assert.equal((await budget.take()).waitedMs, 1_000);
   });
 
   it("never grants more than N in any window over a burst of 50, in arrival order", async () => {
@@ -17,7 +17,7 @@ describe("rate budget (virtual clock)", () => {
     const clock: Clock = { now: () => now, sleep: async () => undefined };
     const budget = new RateBudget({ requests: 10, windowMs: 10_000 }, clock, 0);
     for (let i = 0; i < 50; i++) {
-      const waited = await budget.acquire();
+      const waited = (await budget.take()).waitedMs;
       grants.push(now + waited);
       now += 7; // callers arrive a few ms apart
     }
@@ -30,6 +30,6 @@ describe("rate budget (virtual clock)", () => {
     const { clock } = virtualClock();
     const budget = new RateBudget({ requests: 10, windowMs: 1000 }, clock, 0);
     budget.blockUntil(5_000);
-    assert.equal(await budget.acquire(), 5_000);
+    assert.equal((await budget.take()).waitedMs, 5_000);
   });
 });

@@ -40,7 +40,7 @@ describe("rate budget file shared between processes", () => {
     );
     const exited = once(holder, "exit");
     await once(holder.stdout!, "data"); // it holds the lock now
-    await assert.rejects(budgetOn(path).acquire(Date.now() + 5_000), BudgetDeadlineError);
+    await assert.rejects(budgetOn(path).take(Date.now() + 5_000), BudgetDeadlineError);
     await exited;
   });
 
@@ -52,7 +52,7 @@ describe("rate budget file shared between processes", () => {
     const future = (Date.now() + 3_600_000) / 1000;
     utimesSync(`${path}.lock`, future, future);
     const { ledger, warnings } = watched(path);
-    assert.equal(await new RateBudget(limit, realClock, 0, ledger).acquire(), 0);
+    assert.equal((await new RateBudget(limit, realClock, 0, ledger).take()).waitedMs, 0);
     assert.deepEqual(warnings, [], "it took the lock over, and shares the file still");
   });
 
@@ -63,9 +63,9 @@ describe("rate budget file shared between processes", () => {
     const b = budgetOn(path, clock, oneAtATime);
     a.blockUntil(base + 500);
     let grantedAt: number | undefined;
-    void a.acquire().then(() => (grantedAt = stepped.now())); // reserved for 500
+    void a.take().then(() => (grantedAt = stepped.now())); // reserved for 500
     rmSync(path); // a temp cleaner removes the file while it waits
-    assert.equal(await b.acquire(), 0, "the other process finds a fresh file: granted at once");
+    assert.equal((await b.take()).waitedMs, 0, "the other process finds a fresh file: granted at once");
     b.blockUntil(base + 800); // and then meets a 429
     await stepped.runUntil(() => grantedAt !== undefined);
     // The other's grant still counts: the pause ends at 800, the other's grant at 0 fills the
@@ -77,11 +77,11 @@ describe("rate budget file shared between processes", () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
     const a = new RateBudget(limit, realClock, 0, new FileLedger(path, { limit }));
     const b = new RateBudget(limit, realClock, 0, new FileLedger(path, { limit }));
-    assert.equal(await a.acquire(), 0);
+    assert.equal((await a.take()).waitedMs, 0);
     const now = Date.now();
     assert.ok(a.nextGrantAt(now) >= now + 59_000, "the next request waits for the window");
     assert.ok(b.nextGrantAt(now) >= now + 59_000, "in the other process too");
-    await assert.rejects(b.acquire(now + 1_000), BudgetDeadlineError);
+    await assert.rejects(b.take(now + 1_000), BudgetDeadlineError);
 
     const c = new RateBudget(
       limit,
@@ -89,7 +89,7 @@ describe("rate budget file shared between processes", () => {
       0,
       new FileLedger(ledgerPath("http://127.0.0.1:1", "other", limit, dir), { limit }),
     );
-    assert.equal(await c.acquire(), 0, "another key has its own file");
+    assert.equal((await c.take()).waitedMs, 0, "another key has its own file");
     c.blockUntil(Date.now() + 30_000);
     const d = new RateBudget(
       limit,
@@ -104,12 +104,12 @@ describe("rate budget file shared between processes", () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
     const { ledger, warnings } = watched(path);
     const budget = new RateBudget(limit, realClock, 0, ledger);
-    await budget.acquire(); // creates the folder
+    await budget.take(); // creates the folder
     writeFileSync(`${path}.lock`, "");
     const old = (Date.now() - 60_000) / 1000;
     utimesSync(`${path}.lock`, old, old);
     const started = Date.now();
-    await budget.acquire();
+    await budget.take();
     assert.ok(Date.now() - started < 1_000);
     assert.deepEqual(warnings, []);
     assert.equal(existsSync(`${path}.lock`), false);
@@ -119,9 +119,9 @@ describe("rate budget file shared between processes", () => {
     const { path, stepped, base, clock } = sharedFileOnSteppedClock(dir);
     const oneAtATime = { requests: 1, windowMs: 1_000 };
     const a = budgetOn(path, clock, oneAtATime);
-    await a.acquire(); // at 0
+    await a.take(); // at 0
     let grantedAt: number | undefined;
-    void a.acquire().then(() => (grantedAt = stepped.now())); // reserved for 1000
+    void a.take().then(() => (grantedAt = stepped.now())); // reserved for 1000
     rmSync(path); // a temp cleaner removes the file while it waits
     await stepped.runUntil(() => grantedAt !== undefined);
     assert.equal(grantedAt, 1_000);
@@ -139,13 +139,17 @@ describe("rate budget file shared between processes", () => {
     const oneAtATime = { requests: 1, windowMs: 1_000 };
     const a = budgetOn(path, clock, oneAtATime);
     const b = budgetOn(path, clock, oneAtATime);
-    await a.acquire(); // at 0
+    await a.take(); // at 0
     let grantedAt: number | undefined;
-    void a.acquire().then(() => (grantedAt = stepped.now())); // reserved for 1000
+    void a.take().then(() => (grantedAt = stepped.now())); // reserved for 1000
     rmSync(path); // a temp cleaner removes the file while it waits
     void stepped.clock.sleep(500);
     await stepped.runUntil(() => stepped.now() >= 500);
-    assert.equal(await b.acquire(), 0, "the other process finds a fresh file: granted at once, at 500");
+    assert.equal(
+      (await b.take()).waitedMs,
+      0,
+      "the other process finds a fresh file: granted at once, at 500",
+    );
     await stepped.runUntil(() => grantedAt !== undefined);
     assert.equal(grantedAt, 1_500, "a window after the other's grant");
   });
@@ -155,14 +159,18 @@ describe("rate budget file shared between processes", () => {
     const twoAWindow = { requests: 2, windowMs: 1_000 };
     const a = budgetOn(path, clock, twoAWindow);
     const b = budgetOn(path, clock, twoAWindow);
-    await a.acquire(); // at 0
+    await a.take(); // at 0
     let grantedAt: number | undefined;
-    void a.acquire().then(() => (grantedAt = stepped.now())); // paced: reserved for 500
+    void a.take().then(() => (grantedAt = stepped.now())); // paced: reserved for 500
     rmSync(path); // a temp cleaner removes the file while it waits
     void stepped.clock.sleep(100);
     await stepped.runUntil(() => stepped.now() >= 100);
-    assert.equal(await b.acquire(), 0, "the other process finds a fresh file: granted at once, at 100");
-    void b.acquire(); // paced: reserved for 600
+    assert.equal(
+      (await b.take()).waitedMs,
+      0,
+      "the other process finds a fresh file: granted at once, at 100",
+    );
+    void b.take(); // paced: reserved for 600
     await stepped.runUntil(() => grantedAt !== undefined);
     assert.equal(grantedAt, 500);
     assert.equal(
@@ -177,9 +185,9 @@ describe("rate budget file shared between processes", () => {
     const tenAWindow = { requests: 10, windowMs: 1_000 };
     const a = budgetOn(path, clock, tenAWindow);
     const b = budgetOn(path, clock, tenAWindow);
-    await a.acquire(); // at 0
+    await a.take(); // at 0
     const times: number[] = [];
-    for (let i = 0; i < 2; i++) void a.acquire().then(() => times.push(stepped.now())); // for 100 and 200
+    for (let i = 0; i < 2; i++) void a.take().then(() => times.push(stepped.now())); // for 100 and 200
     void stepped.clock.sleep(50);
     await stepped.runUntil(() => stepped.now() >= 50);
     b.blockUntil(base + 150); // the key's window is full until 150; a's grant at 0 was its only one

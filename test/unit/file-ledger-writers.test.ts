@@ -95,9 +95,9 @@ describe("rate budget file: what its writers leave behind", function () {
     // A process whose wall clock ran an hour ahead: it sent one request and queued two.
     const ahead = frozenWaits(HOUR);
     const early = budgetOn(path, limit, ahead);
-    void early.acquire();
-    void early.acquire();
-    void early.acquire();
+    void early.take();
+    void early.take();
+    void early.take();
     early.blockUntil(ahead.now() + 5_000); // and met a 429
     // The clock set right, a later process uses the key.
     const now = Date.now();
@@ -117,14 +117,14 @@ describe("rate budget file: what its writers leave behind", function () {
     });
     const running = new RateBudget(limit, monotonic, 0, ledger);
     // At once: the file keeps whole milliseconds, so the conversion may round a grant 1 ms later.
-    assert.ok((await running.acquire()) <= 1, "granted at once");
+    assert.ok((await running.take()).waitedMs <= 1, "granted at once");
     wallOffset = 0; // NTP sets the wall clock right; the monotonic clock runs on
     const other = budgetOn(path, limit);
     assert.ok(other.nextGrantAt() - Date.now() <= limit.windowMs, "its grant counts as now for the other");
     // The file forgotten (a temp cleaner), the other sends at once; the running process, its
     // clock still an hour ahead of the wall, sees that grant as just made.
     rmSync(path);
-    assert.equal(await other.acquire(), 0);
+    assert.equal((await other.take()).waitedMs, 0);
     const next = running.nextGrantAt() - monotonic.now();
     assert.ok(
       next >= limit.windowMs - 1_000,

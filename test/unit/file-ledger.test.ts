@@ -32,7 +32,7 @@ describe("rate budget file ledger", () => {
   it("makes its folder, for this user only, and a file only this user can read", async () => {
     const path = ledgerPath("http://127.0.0.1:1", "key", limit, dir);
     const { ledger, warnings } = watched(path);
-    await new RateBudget(limit, realClock, 0, ledger).acquire();
+    await new RateBudget(limit, realClock, 0, ledger).take();
     assert.deepEqual(warnings, []);
     assert.equal(statSync(dirname(path)).mode & 0o777, 0o700);
     assert.equal(statSync(path).mode & 0o777, 0o600);
@@ -44,7 +44,7 @@ describe("rate budget file ledger", () => {
     writeFileSync(join(path, "other"), "");
     const { ledger, warnings } = watched(path);
     const budget = new RateBudget({ requests: 1, windowMs: 60_000 }, realClock, 0, ledger);
-    assert.equal(await budget.acquire(), 0);
+    assert.equal((await budget.take()).waitedMs, 0);
     assert.equal(warnings.length, 1, "it gave the file up, and said so once");
     assert.ok(budget.nextGrantAt() > Date.now() + 59_000, "the grant just made still counts");
   });
@@ -72,7 +72,7 @@ describe("rate budget file ledger", () => {
     let offset = 0;
     const clock: Clock = { now: () => Date.now() + offset, sleep: async () => undefined };
     const budget = budgetOn(path, clock);
-    await budget.acquire();
+    await budget.take();
     assert.ok(existsSync(path));
     offset = 61_000;
     budget.nextGrantAt(); // the grant has left the window
@@ -106,7 +106,7 @@ describe("rate budget file ledger", () => {
     writeFileSync(notAFolder, "");
     const { ledger, warnings } = watched(ledgerPath("http://127.0.0.1:1", "key", limit, notAFolder));
     const budget = new RateBudget(limit, realClock, 0, ledger);
-    assert.equal(await budget.acquire(), 0);
+    assert.equal((await budget.take()).waitedMs, 0);
     assert.ok(budget.nextGrantAt() > Date.now() + 59_000, "still a budget");
     assert.equal(warnings.length, 1, "it gave the file up, and said so once");
   });

@@ -28,12 +28,12 @@ async function fleet(transitionsMs: number[]) {
   const answer = (id: string) => ({ service: { id, name: "fleet", state: stateOf(id) }, requestId: "r" });
   const client = {
     async getService(_org: string, id: string, options?: ConvergeCallOptions) {
-      await budget.acquire(options?.deadline, options?.poll);
+      await budget.take(options?.deadline, options?.poll);
       requests++;
       return answer(id);
     },
     async changeServiceState(_org: string, id: string, _c: ServiceCommand, options?: ConvergeCallOptions) {
-      await budget.acquire(options?.deadline);
+      await budget.take(options?.deadline);
       requests++;
       if (options?.applyBudget) options.applyBudget.used++;
       commandAt.set(id, now());
