@@ -183,9 +183,13 @@ export class RateBudget {
     return false;
   }
 
-  /** The gap between grants at the rate due at `at`, so slots reserved ahead follow the climb. */
-  private spacing(state: LedgerState, at: number): number {
-    if (this.bursts() && !state.throttle) return 0;
+  /**
+   * The gap after a grant at the rate due at `at`, so slots reserved ahead follow the climb. Polls
+   * are paced even where a window may go at once: a poll holding a grant while the store spaces it
+   * would otherwise fill the window ahead of this process's own commands.
+   */
+  private spacing(state: LedgerState, at: number, poll = false): number {
+    if (this.bursts() && !state.throttle && !poll) return 0;
     return this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
   }
 
@@ -198,9 +202,9 @@ export class RateBudget {
       state.paceAt = Math.max(state.blockedUntil, state.paceAt - this.spacing(state, at));
   }
 
-  private reserve(state: LedgerState, at: number): void {
+  private reserve(state: LedgerState, at: number, poll = false): void {
     state.grants.push(at);
-    state.paceAt = Math.max(state.paceAt, at) + this.spacing(state, at);
+    state.paceAt = Math.max(state.paceAt, at) + this.spacing(state, at, poll);
   }
 
   private acquirePoll(deadline: number | undefined, hint: PollHint, signal?: AbortSignal): Promise<number> {
@@ -242,7 +246,7 @@ export class RateBudget {
         const slot = this.slotAt(state, now);
         const behind = state.bids.some((b) => b.key < bid.key);
         if (slot <= now && !behind) {
-          this.reserve(state, now);
+          this.reserve(state, now, true);
           return now;
         }
         state.bids.push(bid);

@@ -7,7 +7,7 @@ import type { StoreAddress } from "./storeAddress";
  * Admission happens in Redis itself, in one script, so two machines cannot both take the last
  * slot: the script reads Redis's own clock, so the machines' clocks need not agree. A slot is the
  * first time after the last one reserved at which the window (margin included) holds fewer than
- * the limit: a fresh window lets its whole allowance go at once. Each send is also checked, when
+ * the limit: a fresh window lets its whole allowance go at once, except that polls go a slot apart. Each send is also checked, when
  * it goes, against the sends of the window ending then (dated to their answers), so that a late
  * timer or a slow answer cannot crowd a window. A command or first read reserves the next slot,
  * however far; a poll takes a slot only when it is free now, so commands and first reads go
@@ -54,8 +54,12 @@ if n > 0 then at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, '
 if n >= limit then
   at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')[2]) + win)
 end
-local wait = at - now
 local spacing = math.ceil(win / limit)
+if ARGV[1] == 'poll' and n > 0 then
+  -- Polls go a slot apart, so each later one finds more transitions done; commands still burst.
+  at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]) + spacing)
+end
+local wait = at - now
 if ARGV[1] == 'poll' then
   -- Waiting polls bid with their rank; bids not renewed within two slots are dropped.
   local rank, nonce = tonumber(ARGV[7]), ARGV[6]

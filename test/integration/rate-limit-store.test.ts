@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createClient } from "@redis/client";
 import { ApiClient } from "../../src/api/client";
+import { systemClock } from "../../src/api/clock";
 import { MemoryLedger } from "../../src/api/ledger";
 import { RedisBudget } from "../../src/api/redisBudget";
 import { parseStoreAddress, storeKeyPrefix, type StoreAddress } from "../../src/api/storeAddress";
@@ -167,6 +168,49 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
       assert.equal((await store.admitPoll(0, "poll"))?.admitted, false, "no poll takes a reserved slot");
     } finally {
       await store.close();
+    }
+  });
+
+  it("polls go a slot apart through the store, while a command in the same window still goes at once", async () => {
+    redis = await startRedis();
+    const prefix = storeKeyPrefix(emulator!.url, "key-p", LIMIT);
+    const store = new RedisBudget(address(redis.url), prefix, LIMIT, 3_000, () => undefined);
+    try {
+      assert.deepEqual(await store.admitPoll(0, "p1"), { admitted: true, waitMs: 0 });
+      const second = await store.admitPoll(0, "p2");
+      assert.equal(second?.admitted, false, "the next poll waits for the next slot");
+      assert.ok(
+        second!.waitMs > 0 && second!.waitMs <= LIMIT.windowMs / LIMIT.requests,
+        `${second!.waitMs} ms`,
+      );
+      assert.deepEqual(await store.admit(Infinity, "command"), { admitted: true, waitMs: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a command is not held behind its own process's polls while the store spaces them", async () => {
+    redis = await startRedis();
+    const limit = { requests: 4, windowMs: 2_000 };
+    const prefix = storeKeyPrefix(emulator!.url, "key-q", limit);
+    const other = new RedisBudget(address(redis.url), prefix, limit, 6_000, () => undefined);
+    const store = new RedisBudget(address(redis.url), prefix, limit, 6_000, () => undefined);
+    const budget = new StoreBudget(limit, systemClock, new MemoryLedger(), store);
+    budgets.push(budget);
+    try {
+      // Another machine fills the fleet's window; then this process queues four polls and a command.
+      for (let i = 0; i < limit.requests; i++) await other.admit(Infinity, `other-${i}`);
+      const order: string[] = [];
+      const hint = (ms: number) => ({ waitedMs: () => ms, unseenMs: () => ms });
+      const polls = [1, 2, 3, 4].map((i) =>
+        budget.take(undefined, hint(60_000 + i)).then((grant) => (order.push(`poll ${i}`), grant.answered())),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const command = budget.take().then((grant) => (order.push("command"), grant.answered()));
+      await Promise.all([...polls, command]);
+      assert.ok(order.indexOf("command") < 2, `granted in this order: ${order.join(", ")}`);
+    } finally {
+      await other.close();
     }
   });
 
