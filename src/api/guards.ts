@@ -18,6 +18,8 @@ export function isUuid(value: unknown): value is string {
  * timer reads NaN or Infinity as no wait at all.
  */
 export function limitProblems(group: string, limits: object | undefined): string[] {
+  if (limits !== undefined && (typeof limits !== "object" || limits === null))
+    return [`${group}: must be an object of limits, got ${quoted(limits)}`];
   return Object.entries(limits ?? {})
     .filter(
       ([, value]) =>

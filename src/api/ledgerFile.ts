@@ -169,7 +169,8 @@ export function believable(file: LedgerFile, limit: RateLimit, now: number): voi
   file.owners = kept.map((entry) => entry.owner);
   state.blockedUntil = Math.min(state.blockedUntil, now + limit.windowMs);
   if (state.throttle) state.throttle.at = Math.min(state.throttle.at, now);
-  state.bids = state.bids.filter((bid) => bid.at <= now);
+  // Processes map wall time to their clocks apart by up to a small step: a bid that recent is kept.
+  state.bids = state.bids.filter((bid) => bid.at <= now + WALL_STEP_MS);
   const last = state.grants[state.grants.length - 1];
   const paced = last === undefined ? now : last + limit.windowMs / ratePerWindow(limit, state.throttle, last);
   state.paceAt = Math.min(state.paceAt, Math.max(state.blockedUntil, paced));

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Agent } from "undici";
 import { systemClock, type Clock } from "./clock";
 import { FileLedger, ledgerPath } from "./fileLedger";
@@ -54,8 +55,10 @@ export function sharedBudget(
   clock: Clock,
   store?: StoreAddress,
 ): RateBudget {
-  // A store is one Redis database whatever the credentials: its address without them tells it.
-  return getOrMake(sharedState().budgets, `${budgetHash(apiUrl, keyId, limit)}|${store?.shown ?? ""}`, () => {
+  // Each store address, credentials included, has a connection of its own: a client with a wrong
+  // password must not ride on another's. A hash keeps the password out of the table.
+  const storeKey = store ? createHash("sha256").update(store.url).digest("hex") : "";
+  return getOrMake(sharedState().budgets, `${budgetHash(apiUrl, keyId, limit)}|${storeKey}`, () => {
     const fileOptions = { limit, now: clock.now, wallNow: Date.now };
     const file =
       clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;

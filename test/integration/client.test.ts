@@ -84,6 +84,9 @@ describe("client bookkeeping", function () {
     assert.throws(build({ headersMs: 0 }, { maxAttempts: 0 }), {
       message: /timeouts\.headersMs: .* got 0\n- retry\.maxAttempts: .* got 0/,
     });
+    assert.throws(build("abc" as unknown as object), {
+      message: /timeouts: must be an object of limits, got "abc"/,
+    });
     assert.doesNotThrow(build({ totalMs: 2 ** 32, headersMs: undefined }, { baseDelayMs: 1 }));
   });
 

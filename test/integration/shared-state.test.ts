@@ -7,6 +7,7 @@ import { ApiClient } from "../../src/api/client";
 import { ApiTimeoutError } from "../../src/api/errors";
 import { ledgerPath } from "../../src/api/fileLedger";
 import type { RateLimit } from "../../src/api/rateLimit";
+import { parseStoreAddress, type StoreAddress } from "../../src/api/storeAddress";
 import { closeSharedDispatchers, sharedBudget, sharedDispatcher } from "../../src/api/shared";
 import { failureOf, serviceBody, TEST_KEY, testClient } from "../helpers/apiClient";
 import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
@@ -137,6 +138,11 @@ describe("state shared by every client in a process", function () {
       sharedBudget(server!.url, "key-a", limit, clock),
       sharedBudget(`${server!.url}/x`, "key-a", limit, clock),
     );
+    // A client with other credentials for the same store does not ride on the first one's budget.
+    const store = (url: string) => parseStoreAddress(url) as StoreAddress;
+    const withStore = (url: string) => sharedBudget(server!.url, "key-a", limit, clock, store(url));
+    assert.equal(withStore("redis://u:right@127.0.0.1:6379"), withStore("redis://u:right@127.0.0.1:6379"));
+    assert.notEqual(withStore("redis://u:right@127.0.0.1:6379"), withStore("redis://u:wrong@127.0.0.1:6379"));
   });
 
   it("on the system clock the budget's grants go to the key's file for other processes; on an injected clock they do not", async () => {

@@ -47,6 +47,22 @@ describe("polls of processes sharing a budget file", () => {
     assert.ok(grantedAt !== undefined && grantedAt <= 2_000, `granted at ${grantedAt}`);
   });
 
+  it("a bid dated a little ahead (another process's clock maps wall time a step apart) still holds a later-ranked poll back", async () => {
+    const { path, stepped, base, clock } = sharedFileOnSteppedClock(dir);
+    mkdirSync(dirname(path), { mode: 0o700 });
+    writeFileSync(
+      path,
+      JSON.stringify({ writtenAt: base, bids: [{ id: "other", key: -1e15, at: base + 500 }] }),
+    );
+    let grantedAt: number | undefined;
+    void budgetOn(path, clock, oneAtATime)
+      .take(undefined, hint(1_000))
+      .then(() => (grantedAt = stepped.now()));
+    await new Promise((resolve) => setImmediate(resolve));
+    await stepped.runUntil(() => grantedAt !== undefined);
+    assert.ok(grantedAt! > 0, "held back until the other process's bid lapsed");
+  });
+
   it("no bid read from a damaged or lying file holds a poll back", async () => {
     const { path, stepped, base, clock } = sharedFileOnSteppedClock(dir);
     mkdirSync(dirname(path), { mode: 0o700 });
