@@ -214,6 +214,30 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
     }
   });
 
+  it("a poll waiting out a full window keeps its bid: the longer wait still goes first when the window frees", async () => {
+    redis = await startRedis();
+    const limit = { requests: 4, windowMs: 2_000 };
+    const prefix = storeKeyPrefix(emulator!.url, "key-r", limit);
+    const store = () => new RedisBudget(address(redis!.url), prefix, limit, 6_000, () => undefined);
+    const other = store();
+    const [young, old] = [store(), store()].map(
+      (s) => new StoreBudget(limit, systemClock, new MemoryLedger(), s),
+    );
+    budgets.push(young, old);
+    try {
+      for (let i = 0; i < limit.requests; i++) await other.admit(Infinity, `other-${i}`);
+      const order: string[] = [];
+      const hint = (ms: number) => ({ waitedMs: () => ms, unseenMs: () => ms });
+      const youngPoll = young.take(undefined, hint(1_000)).then((g) => (order.push("young"), g.answered()));
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the younger asks first, and so wakes first
+      const oldPoll = old.take(undefined, hint(60_000)).then((g) => (order.push("old"), g.answered()));
+      await Promise.all([youngPoll, oldPoll]);
+      assert.deepEqual(order, ["old", "young"]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("a budget on a working store sends a fresh window's allowance without pacing; on a failed one it paces", async () => {
     redis = await startRedis();
     const prefix = storeKeyPrefix(emulator!.url, "key-g", LIMIT);
