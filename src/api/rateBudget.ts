@@ -43,7 +43,7 @@ export class RateBudget {
   private readonly access: LedgerAccess;
   /** Names this budget's bid in a shared state; `step` is one slot at the full limit. */
   private readonly id = randomUUID();
-  private readonly step: number;
+  protected readonly step: number;
 
   constructor(
     /** The requests per window this budget hands out at most. */

@@ -49,15 +49,15 @@ end
 local win, limit = tonumber(ARGV[2]), tonumber(ARGV[5])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
 local n = redis.call('ZCARD', KEYS[1])
+local spacing = math.ceil(win / limit)
 local at = math.max(now, blocked)
-if n > 0 then at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])) end
+if n > 0 then
+  local last = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
+  -- Polls go a slot apart, so each later one finds more transitions done; commands still burst.
+  at = math.max(at, ARGV[1] == 'poll' and last + spacing or last)
+end
 if n >= limit then
   at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')[2]) + win)
-end
-local spacing = math.ceil(win / limit)
-if ARGV[1] == 'poll' and n > 0 then
-  -- Polls go a slot apart, so each later one finds more transitions done; commands still burst.
-  at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]) + spacing)
 end
 local wait = at - now
 if ARGV[1] == 'poll' then

@@ -23,11 +23,7 @@ export class StoreBudget extends RateBudget {
     marginMs = defaultMarginMs(limit),
   ) {
     super(limit, storeClock, marginMs, ledger);
-    this.slotMs = limit.windowMs / limit.requests;
   }
-
-  /** One slot at the full limit. */
-  private readonly slotMs: number;
 
   override async take(
     deadline?: number,
@@ -85,7 +81,7 @@ export class StoreBudget extends RateBudget {
       if (!answer) return this.storeClock.now() - started;
       if (answer.waitMs > maxWaitMs) throw new BudgetDeadlineError(now + answer.waitMs, deadline!);
       // A poll not admitted says its bid again each slot: a bid lapses two slots after it was said.
-      const pauseMs = poll && !answer.admitted ? Math.min(answer.waitMs, this.slotMs) : answer.waitMs;
+      const pauseMs = poll && !answer.admitted ? Math.min(answer.waitMs, this.step) : answer.waitMs;
       if (pauseMs > 0) await sleepUnlessAborted(this.storeClock, pauseMs, signal);
       // A poll not admitted looks again when the slot it was shown comes: by then a command may hold it.
       if (answer.admitted && slotTaken && answer.waitMs === 0) return this.storeClock.now() - started;
