@@ -1,15 +1,10 @@
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import { InvalidInputError, quoted } from "../api/errors";
 import { holdsSecret } from "../api/redact";
-import {
-  checkFields,
-  defaultOrganizationId,
-  pickFields,
-  withSecrets,
-  providerContext,
-  readDeadline,
-  serviceRunStateSpec,
-} from "./providerInternals";
+import { defaultOrganizationId } from "../config";
+import { providerContext, readDeadline } from "../provider/context";
+import { checkFields, pickFields, withSecrets } from "../provider/inputs";
+import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct } from "./wire";
 

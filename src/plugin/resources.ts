@@ -1,16 +1,11 @@
 import { InvalidInputError, quoted } from "../api/errors";
+import { defaultOrganizationId } from "../config";
 import * as provider from "../provider";
-import type { CheckFailure, Props } from "../provider/inputs";
-import {
-  checkFields,
-  defaultOrganizationId,
-  idOf,
-  MAX_TIMEOUT_SECONDS,
-  pickFields,
-  SPECS,
-  timeoutInput,
-  type ResourceSpec,
-} from "./providerInternals";
+import { MAX_TIMEOUT_SECONDS } from "../provider/defaults";
+import { checkFields, pickFields, type CheckFailure, type Props } from "../provider/inputs";
+import { reversePrivateEndpointDeletionSpec } from "../provider/reversePrivateEndpointDeletion";
+import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
+import { idOf, timeoutInput, type ResourceSpec } from "../provider/spec";
 
 /*
  * The plugin's resource types, each derived from a resource's spec and mapped onto the provider
@@ -104,7 +99,11 @@ function kindOfSpec(spec: ResourceSpec) {
 
 export type ResourceKind = ReturnType<typeof kindOfSpec>;
 
-export const RESOURCES: readonly ResourceKind[] = SPECS.map(kindOfSpec);
+/** Every resource of the package, in the schema's order: adding a resource adds its spec here. */
+export const RESOURCES: readonly ResourceKind[] = [
+  serviceRunStateSpec,
+  reversePrivateEndpointDeletionSpec,
+].map(kindOfSpec);
 
 /** The kind a URN's type names (`urn:pulumi:stack::project::<type>::name`, parents before `$`). */
 export function kindOf(urn: string, type?: string): ResourceKind {

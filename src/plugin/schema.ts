@@ -2,13 +2,10 @@ import { z } from "zod";
 import { holdsSecret } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
 import { ENDPOINT_FIELDS, IP_ACCESS_FIELDS, SERVICE_FIELDS } from "../api/serviceFields";
+import { CONFIG_SETTINGS } from "../config";
+import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
+import { ORGANIZATION_DESCRIPTION, type OutputTable } from "../provider/spec";
 import { GET_SERVICE } from "./invoke";
-import {
-  CONFIG_SETTINGS,
-  ORGANIZATION_DESCRIPTION,
-  serviceRunStateSpec,
-  type OutputTable,
-} from "./providerInternals";
 import { RESOURCES, type ResourceKind } from "./resources";
 
 /*

@@ -3,7 +3,7 @@ import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Message } from "google-protobuf";
 import { truncate } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
-import { cancelAll } from "./providerInternals";
+import { cancelAll } from "../provider/context";
 import { checkConfig, configure, diffConfig } from "./configHandlers";
 import { invoke } from "./invoke";
 import { underUrn } from "./log";
