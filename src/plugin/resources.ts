@@ -1,7 +1,6 @@
 import { InvalidInputError, quoted } from "../api/errors";
 import { defaultOrganizationId } from "../config";
 import * as provider from "../provider";
-import { MAX_TIMEOUT_SECONDS } from "../provider/defaults";
 import { checkFields, pickFields, type CheckFailure, type Props } from "../provider/inputs";
 import { reversePrivateEndpointDeletionSpec } from "../provider/reversePrivateEndpointDeletion";
 import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
@@ -35,11 +34,6 @@ function handlers(spec: ResourceSpec) {
   };
 }
 type Checked = { inputs: Props; failures: CheckFailure[] };
-
-/** What the engine's timeout (seconds, 0 when none) makes of an input, within the provider's bound. */
-export function engineTimeout(seconds: number): number | undefined {
-  return seconds > 0 ? Math.min(seconds, MAX_TIMEOUT_SECONDS) : undefined;
-}
 
 /** The inputs an import id names: those that name the resource (a change replaces it). */
 const importFields = (spec: ResourceSpec) =>

@@ -49,7 +49,7 @@ export function fromStruct(struct: Struct | undefined): Unwrapped {
 }
 
 /** `value` wrapped as a secret, the engine's way. */
-export function secretOf(value: unknown): Props {
+function secretOf(value: unknown): Props {
   return { [specialSigKey]: specialSecretSig, value: value ?? null };
 }
 
