@@ -10,12 +10,8 @@ import { enginepb, enginerpc, grpc } from "./rpc";
  * logging path leads back into itself.
  */
 
-const currentUrn = new AsyncLocalStorage<string>();
-
-/** Runs `work` with its log lines filed under `urn`. */
-export function underUrn<T>(urn: string, work: () => T): T {
-  return currentUrn.run(urn, work);
-}
+/** The URN the work being run files its log lines under. */
+export const logUrn = new AsyncLocalStorage<string>();
 
 type Severity = (typeof enginepb.LogSeverity)[keyof typeof enginepb.LogSeverity];
 
@@ -43,7 +39,7 @@ export function redirectConsole(engineAddress: string | undefined): void {
     const request = new enginepb.LogRequest()
       .setSeverity(severity)
       .setMessage(line)
-      .setUrn(currentUrn.getStore() ?? "");
+      .setUrn(logUrn.getStore() ?? "");
     sending = true;
     try {
       engine.log(request, (error) => {

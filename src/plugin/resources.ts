@@ -7,13 +7,11 @@ import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
 import { idOf, timeoutInput, type ResourceSpec } from "../provider/spec";
 
 /*
- * The plugin's resource types, each derived from a resource's spec and mapped onto the provider
- * code the dynamic resources run (the `pulumi-dbcloud/provider` functions, by their stored names):
- * the plugin adds only what the engine gives a plugin and not a dynamic provider (its timeouts,
- * import by id).
+ * The plugin's resource types: each resource's spec, the provider functions the dynamic resources
+ * run (by their stored names, `<resource>Check` ...), and what the engine gives a plugin and not a
+ * dynamic provider (its timeouts, import by id).
  */
 
-/** The provider functions a resource type calls, by their stored names (`<resource>Check` ...). */
 function handlers(spec: ResourceSpec) {
   const stored = spec.name[0].toLowerCase() + spec.name.slice(1);
   const of = <T>(operation: string): T => {
@@ -35,14 +33,13 @@ function handlers(spec: ResourceSpec) {
 }
 type Checked = { inputs: Props; failures: CheckFailure[] };
 
-/** The inputs an import id names: those that name the resource (a change replaces it). */
+/** The inputs an import id names: those whose change replaces the resource. */
 const importFields = (spec: ResourceSpec) =>
   Object.entries(spec.fields()).flatMap(([name, field]) => (field.replaces ? [name] : []));
 
 /**
- * The properties an import id names, right-aligned on the spec's import fields (a missing
- * organization from config), checked as the resource's ids are: an import error names the id as
- * given and its expected form, never the state.
+ * The properties an import id names, right-aligned (a missing organization from config), checked
+ * as the resource's ids are: an error names the id as given and its expected form, never the state.
  */
 function importedIds(token: string, spec: ResourceSpec, id: string): Props {
   const { form, minParts } = spec.importId;
@@ -68,7 +65,6 @@ function importedIds(token: string, spec: ResourceSpec, id: string): Props {
   throw new InvalidInputError(`${cannot}; in this one, ${reasons.join("; ")}`);
 }
 
-/** A resource type of the plugin: its spec, its handlers, and what the engine's messages need of it. */
 function kindOfSpec(spec: ResourceSpec) {
   const token = `dbcloud:index:${spec.name}`;
   return {
@@ -78,7 +74,7 @@ function kindOfSpec(spec: ResourceSpec) {
     /** The inputs that create and update, and delete, wait within: the engine's `timeout` goes there. */
     waitTimeoutInput: timeoutInput(spec, "create"),
     deleteTimeoutInput: timeoutInput(spec, "delete"),
-    /** `pulumi import`: the resource's id and the properties to read from, given only the import id. */
+    /** `pulumi import`: the id and the properties to read, from the import id alone. */
     importFrom(id: string) {
       const props = importedIds(token, spec, id);
       return { id: idOf(spec, props), props };

@@ -42,7 +42,6 @@ export function fromStruct(struct: Struct | undefined): Unwrapped {
   return { props, secretKeys };
 }
 
-/** `value` wrapped as a secret, the engine's way. */
 function secretOf(value: unknown): Props {
   return { [specialSigKey]: specialSecretSig, value: value ?? null };
 }

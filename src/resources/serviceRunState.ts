@@ -7,10 +7,9 @@ import { programProps, type ArgsOf, type OutputsOf } from "./programDefaults";
 export type { EndpointOutput, LastCommandOutput };
 
 /*
- * The implementation, loaded by package name when a method runs (defined in this file on purpose:
- * Pulumi captures an imported helper as its module, by reference). Each serialized method is then one
- * line naming `pulumi-dbcloud/provider` (about 2 KB a resource), and an old stack runs the installed
- * version; captured by value, the provider grew past 64 KB and a failed create exceeded gRPC's header limit.
+ * The implementation, loaded by package name when a method runs. Defined in this file on purpose
+ * (Pulumi captures an imported helper as its whole module): each serialized method is one line, and
+ * an old stack runs the installed version. Captured by value, a failed create outgrew gRPC's headers.
  */
 function lib(): typeof ProviderModule {
   return require("pulumi-dbcloud/provider");
