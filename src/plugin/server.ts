@@ -45,12 +45,10 @@ function serviceError(error: unknown): Partial<grpcTypes.StatusObject> {
 function unary<Req extends Message, Res extends Message>(handler: (request: Req) => Promise<Res>) {
   return (call: grpcTypes.ServerUnaryCall<Req, Res>, callback: grpcTypes.sendUnaryData<Res>) => {
     const request = call.request as Req & { getUrn?: () => string };
-    logUrn
-      .run(request.getUrn?.() ?? "", () => handler(request))
-      .then(
-        (response) => callback(null, response),
-        (error) => callback(serviceError(error)),
-      );
+    logUrn.run(request.getUrn?.() ?? "", handler, request).then(
+      (response) => callback(null, response),
+      (error) => callback(serviceError(error)),
+    );
   };
 }
 
