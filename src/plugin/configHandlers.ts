@@ -5,10 +5,8 @@ import { provpb } from "./rpc";
 import { fromStruct } from "./wire";
 
 /**
- * The stack's `dbcloud:*` config (or an explicit provider's arguments), handed to the provider
- * code's `configure` as the dynamic providers get it; the provider code falls back to the
- * environment. `args` holds the keys unprefixed, secrets wrapped; `variables` holds
- * `dbcloud:config:<key>` strings (secrets in clear) for engines that send no args.
+ * The provider's settings, handed on as the dynamic providers get them: `args` holds the keys
+ * unprefixed, secrets wrapped; engines that send no args send `dbcloud:config:<key>` variables.
  */
 export async function configure(request: pb.ConfigureRequest): Promise<pb.ConfigureResponse> {
   const args = fromStruct(request.getArgs()).props;

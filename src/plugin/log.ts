@@ -26,7 +26,6 @@ const grpcLogger = {
   debug: (message: unknown, ...rest: unknown[]) => toStderr(`D ${format(message, ...rest)}`),
 };
 
-/** Points console.log/info/debug and console.warn/error at the engine (at `engineAddress`), else stderr. */
 export function redirectConsole(engineAddress: string | undefined): void {
   grpc.setLogger(grpcLogger);
   const engine = engineAddress
