@@ -4,15 +4,9 @@ import { configure as configureProvider } from "../provider";
 import { provpb } from "./rpc";
 import { fromStruct } from "./wire";
 
-/*
- * The provider's configuration: the stack's `dbcloud:*` config (or an explicit provider's
- * arguments), handed to the provider code's `configure` exactly as the dynamic providers get it;
- * the environment stays the fallback, read by the provider code itself.
- */
-
 /**
- * Configure. `args` holds the keys unprefixed, secrets wrapped (unwrapped here); `variables`
- * holds `dbcloud:config:<key>` strings, secrets included in clear, for engines that send no args.
+ * The provider's settings, handed on as the dynamic providers get them: `args` holds the keys
+ * unprefixed, secrets wrapped; engines that send no args send `dbcloud:config:<key>` variables.
  */
 export async function configure(request: pb.ConfigureRequest): Promise<pb.ConfigureResponse> {
   const args = fromStruct(request.getArgs()).props;
@@ -21,8 +15,7 @@ export async function configure(request: pb.ConfigureRequest): Promise<pb.Config
     config: {
       get(key: string) {
         const [namespace, name] = key.split(":");
-        const given = args[name];
-        return given !== undefined && given !== null ? given : variables.get(`${namespace}:config:${name}`);
+        return args[name] ?? variables.get(`${namespace}:config:${name}`);
       },
     },
   });

@@ -1,15 +1,10 @@
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import { InvalidInputError, quoted } from "../api/errors";
 import { holdsSecret } from "../api/redact";
-import {
-  checkFields,
-  defaultOrganizationId,
-  pickFields,
-  withSecrets,
-  providerContext,
-  readDeadline,
-  serviceRunStateSpec,
-} from "./providerInternals";
+import { defaultOrganizationId } from "../config";
+import { providerContext, readDeadline } from "../provider/context";
+import { checkFields, pickFields, withSecrets } from "../provider/inputs";
+import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
 import { provpb } from "./rpc";
 import { fromStruct, toStruct } from "./wire";
 
@@ -19,15 +14,11 @@ export const GET_SERVICE = "dbcloud:index:getService";
 export async function invoke(request: pb.InvokeRequest): Promise<pb.InvokeResponse> {
   if (request.getTok() !== GET_SERVICE)
     throw new InvalidInputError(`dbcloud: unknown function ${quoted(request.getTok())}`);
-  const given = fromStruct(request.getArgs());
-  const args = given.props;
-  const ids = {
-    organizationId: args.organizationId ?? defaultOrganizationId(),
-    serviceId: args.serviceId,
-  };
+  const { props: args, secretKeys: secretArgs } = fromStruct(request.getArgs());
+  const ids = { organizationId: args.organizationId ?? defaultOrganizationId(), serviceId: args.serviceId };
   // The same rules as the resources' ids, unknowns refused: a read needs real ids.
   const idFields = pickFields(serviceRunStateSpec.fields(), ["organizationId", "serviceId"]);
-  const failures = checkFields(ids, withSecrets(idFields, given.secretKeys), false);
+  const failures = checkFields(ids, withSecrets(idFields, secretArgs), false);
   const response = new provpb.InvokeResponse();
   if (failures.length) {
     for (const { property, reason } of failures)

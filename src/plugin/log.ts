@@ -3,22 +3,15 @@ import { format } from "node:util";
 import { enginepb, enginerpc, grpc } from "./rpc";
 
 /*
- * Stdout carries the port and nothing else: the provider code's progress lines (console.log, as
- * the dynamic-provider host shows them) go to the engine's log, under the resource being worked
- * on, and to stderr when the engine cannot be reached (the engine shows a plugin's stderr too).
- *
- * Sending a line to the engine is itself a gRPC call, and gRPC's own logging (GRPC_TRACE,
- * GRPC_VERBOSITY) writes through console.error by default: routed to the engine, each line would
- * make more. So gRPC's logger writes to stderr directly, and any console call made while a line
- * is being handed to the engine goes to stderr too: no logging path ever leads back into itself.
+ * Stdout carries the port and nothing else: the provider code's console lines go to the engine's
+ * log under the resource being worked on, or to stderr (which the engine shows) when it cannot be
+ * reached. Sending a line is itself a gRPC call, and gRPC logs through console.error: so gRPC's
+ * logger and any console call made while a line is being sent write to stderr directly, and no
+ * logging path leads back into itself.
  */
 
-const currentUrn = new AsyncLocalStorage<string>();
-
-/** Runs `work` with its log lines filed under `urn`. */
-export function underUrn<T>(urn: string, work: () => T): T {
-  return currentUrn.run(urn, work);
-}
+/** The URN the work being run files its log lines under. */
+export const logUrn = new AsyncLocalStorage<string>();
 
 type Severity = (typeof enginepb.LogSeverity)[keyof typeof enginepb.LogSeverity];
 
@@ -33,7 +26,6 @@ const grpcLogger = {
   debug: (message: unknown, ...rest: unknown[]) => toStderr(`D ${format(message, ...rest)}`),
 };
 
-/** Points console.log/info/debug and console.warn/error at the engine (at `engineAddress`), else stderr. */
 export function redirectConsole(engineAddress: string | undefined): void {
   grpc.setLogger(grpcLogger);
   const engine = engineAddress
@@ -46,7 +38,7 @@ export function redirectConsole(engineAddress: string | undefined): void {
     const request = new enginepb.LogRequest()
       .setSeverity(severity)
       .setMessage(line)
-      .setUrn(currentUrn.getStore() ?? "");
+      .setUrn(logUrn.getStore() ?? "");
     sending = true;
     try {
       engine.log(request, (error) => {

@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 /*
- * `pulumi-resource-dbcloud`: the provider plugin as the engine starts it, with the engine's
- * address as its last argument (after flags such as `--logtostderr` or `--tracing <url>`). It
- * prints the port it serves on as the first line of stdout, and nothing else there. The
- * source-plugin folder (plugin/ at the package's root) requires this same file.
+ * `pulumi-resource-dbcloud` as the engine starts it: the engine's address comes last (after flags
+ * such as `--tracing <url>`), and the port is all it prints on stdout. plugin/index.js requires it.
  */
 import { redirectConsole } from "./log";
 import { serve } from "./server";

@@ -1,24 +1,23 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { MAX_TIMEOUT_SECONDS } from "../provider/defaults";
 import { UNKNOWN_VALUE, type Props } from "../provider/inputs";
-import { engineTimeout, kindOf, type ResourceKind } from "./resources";
+import { kindOf, type ResourceKind } from "./resources";
 import { provpb } from "./rpc";
 import { fromStruct, holdsUnknown, toStruct, type Unwrapped } from "./wire";
 
 /*
- * Check, Diff, Create, Read, Update and Delete: the engine's messages turned into the provider
- * code's calls and back. What only the dynamic provider records (`__provider`) is dropped on the
- * way in, so state written by the dynamic resources reads the same here. A preview, or an input
- * not known yet, never reaches the provider code's create or update: nothing is sent.
+ * Check through Delete: the engine's messages turned into the provider code's calls and back.
+ * `__provider` (the dynamic provider's serialized code) is dropped on the way in, so state the
+ * dynamic resources wrote reads the same here. A preview, or an input not known yet, never
+ * reaches create or update: nothing is sent.
  */
 
-/** The properties without what only the dynamic provider records: its serialized code. */
 function withoutDynamicOnly({ __provider, ...props }: Props): Props {
   return props;
 }
 
-/** A property map off the wire, secrets unwrapped, the dynamic provider's own keys dropped. */
 function incoming(struct: Struct | undefined): Unwrapped {
   const { props, secretKeys } = fromStruct(struct);
   return { props: withoutDynamicOnly(props), secretKeys };
@@ -37,17 +36,14 @@ export class ResourceInitFailed extends Error {
   }
 }
 
-/**
- * The outputs to record: the input the engine's timeout stood in for as the program gave it (so
- * the next diff sees no change), secrets of the inputs wrapped again, nothing dynamic-only.
- */
+/** The outputs to record: the timeout input as the program gave it (so the next diff sees no change). */
 function outputsFor(kind: ResourceKind, outs: object, inputs: Unwrapped): Struct {
   const props = withoutDynamicOnly(outs as Props);
   if (kind.waitTimeoutInput) props[kind.waitTimeoutInput] = inputs.props[kind.waitTimeoutInput];
   return toStruct(props, inputs.secretKeys);
 }
 
-/** Whether state was written by the dynamic resource and not yet updated here: it holds `__provider`. */
+/** Whether the dynamic resource wrote this state and the plugin has not updated it yet. */
 function writtenByDynamic(...structs: (Struct | undefined)[]): boolean {
   return structs.some((struct) => struct?.getFieldsMap().has("__provider") ?? false);
 }
@@ -67,14 +63,14 @@ function asStoredHere(kind: ResourceKind, olds: Props, news: Props): Props {
   return stored;
 }
 
-/** What a create or update that must not act answers: the inputs, and every output read from the API unknown. */
+/** What a create or update that must not act answers: the inputs, every output unknown. */
 function unknownOutputs(kind: ResourceKind, inputs: Unwrapped): Struct {
   const outs: Props = { ...inputs.props };
   for (const key of Object.keys(kind.spec.outputs)) outs[key] = UNKNOWN_VALUE;
   return outputsFor(kind, outs, inputs);
 }
 
-/** Runs a create or update; a failure that carries `id` and `properties` becomes ResourceInitFailed. */
+/** A failure that carries `id` and `properties` becomes ResourceInitFailed. */
 async function converging<T>(kind: ResourceKind, inputs: Unwrapped, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -91,10 +87,9 @@ async function converging<T>(kind: ResourceKind, inputs: Unwrapped, run: () => P
   }
 }
 
-/** The inputs with the engine's timeout (seconds; 0 for none) in `input`, when both are given. */
+/** The inputs with the engine's timeout (seconds, 0 for none) in `input`, within the provider's bound. */
 function withTimeout(props: Props, input: string | undefined, seconds: number): Props {
-  const timeout = engineTimeout(seconds);
-  return input && timeout !== undefined ? { ...props, [input]: timeout } : props;
+  return input && seconds > 0 ? { ...props, [input]: Math.min(seconds, MAX_TIMEOUT_SECONDS) } : props;
 }
 
 export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse> {
@@ -102,8 +97,7 @@ export async function check(request: pb.CheckRequest): Promise<pb.CheckResponse>
   const news = incoming(request.getNews());
   // The values the program marked secret are named so, never quoted.
   const result = await kind.check(incoming(request.getOlds()).props, news.props, news.secretKeys);
-  const response = new provpb.CheckResponse();
-  response.setInputs(toStruct(result.inputs, news.secretKeys));
+  const response = new provpb.CheckResponse().setInputs(toStruct(result.inputs, news.secretKeys));
   for (const { property, reason } of result.failures)
     response.addFailures(new provpb.CheckFailure().setProperty(property).setReason(reason));
   return response;
@@ -124,9 +118,7 @@ export async function diff(request: pb.DiffRequest): Promise<pb.DiffResponse> {
   const fromDynamic = writtenByDynamic(request.getOlds(), request.getOldInputs());
   const olds = fromDynamic ? asStoredHere(kind, stored, news) : stored;
   const result = await kind.diff(request.getId(), olds, news);
-  const response = new provpb.DiffResponse();
-  response.setDeletebeforereplace(false);
-  response.setReplacesList(result.replaces);
+  const response = new provpb.DiffResponse().setDeletebeforereplace(false).setReplacesList(result.replaces);
   if (!result.changes) return response.setChanges(provpb.DiffResponse.DiffChanges.DIFF_NONE);
   response.setChanges(provpb.DiffResponse.DiffChanges.DIFF_SOME);
   const changed = changedInputs(olds, news, result.replaces);

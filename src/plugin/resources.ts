@@ -1,25 +1,17 @@
 import { InvalidInputError, quoted } from "../api/errors";
+import { defaultOrganizationId } from "../config";
 import * as provider from "../provider";
-import type { CheckFailure, Props } from "../provider/inputs";
-import {
-  checkFields,
-  defaultOrganizationId,
-  idOf,
-  MAX_TIMEOUT_SECONDS,
-  pickFields,
-  SPECS,
-  timeoutInput,
-  type ResourceSpec,
-} from "./providerInternals";
+import { checkFields, pickFields, type CheckFailure, type Props } from "../provider/inputs";
+import { reversePrivateEndpointDeletionSpec } from "../provider/reversePrivateEndpointDeletion";
+import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
+import { idOf, timeoutInput, type ResourceSpec } from "../provider/spec";
 
 /*
- * The plugin's resource types, each derived from a resource's spec and mapped onto the provider
- * code the dynamic resources run (the `pulumi-dbcloud/provider` functions, by their stored names):
- * the plugin adds only what the engine gives a plugin and not a dynamic provider (its timeouts,
- * import by id).
+ * The plugin's resource types: each resource's spec, the provider functions the dynamic resources
+ * run (by their stored names, `<resource>Check` ...), and what the engine gives a plugin and not a
+ * dynamic provider (its timeouts, import by id).
  */
 
-/** The provider functions a resource type calls, by their stored names (`<resource>Check` ...). */
 function handlers(spec: ResourceSpec) {
   const stored = spec.name[0].toLowerCase() + spec.name.slice(1);
   const of = <T>(operation: string): T => {
@@ -41,19 +33,13 @@ function handlers(spec: ResourceSpec) {
 }
 type Checked = { inputs: Props; failures: CheckFailure[] };
 
-/** What the engine's timeout (seconds, 0 when none) makes of an input, within the provider's bound. */
-export function engineTimeout(seconds: number): number | undefined {
-  return seconds > 0 ? Math.min(seconds, MAX_TIMEOUT_SECONDS) : undefined;
-}
-
-/** The inputs an import id names: those that name the resource (a change replaces it). */
+/** The inputs an import id names: those whose change replaces the resource. */
 const importFields = (spec: ResourceSpec) =>
   Object.entries(spec.fields()).flatMap(([name, field]) => (field.replaces ? [name] : []));
 
 /**
- * The properties an import id names, right-aligned on the spec's import fields (a missing
- * organization from config), checked as the resource's ids are: an import error names the id as
- * given and its expected form, never the state.
+ * The properties an import id names, right-aligned (a missing organization from config), checked
+ * as the resource's ids are: an error names the id as given and its expected form, never the state.
  */
 function importedIds(token: string, spec: ResourceSpec, id: string): Props {
   const { form, minParts } = spec.importId;
@@ -79,7 +65,6 @@ function importedIds(token: string, spec: ResourceSpec, id: string): Props {
   throw new InvalidInputError(`${cannot}; in this one, ${reasons.join("; ")}`);
 }
 
-/** A resource type of the plugin: its spec, its handlers, and what the engine's messages need of it. */
 function kindOfSpec(spec: ResourceSpec) {
   const token = `dbcloud:index:${spec.name}`;
   return {
@@ -89,7 +74,7 @@ function kindOfSpec(spec: ResourceSpec) {
     /** The inputs that create and update, and delete, wait within: the engine's `timeout` goes there. */
     waitTimeoutInput: timeoutInput(spec, "create"),
     deleteTimeoutInput: timeoutInput(spec, "delete"),
-    /** `pulumi import`: the resource's id and the properties to read from, given only the import id. */
+    /** `pulumi import`: the id and the properties to read, from the import id alone. */
     importFrom(id: string) {
       const props = importedIds(token, spec, id);
       return { id: idOf(spec, props), props };
@@ -104,7 +89,11 @@ function kindOfSpec(spec: ResourceSpec) {
 
 export type ResourceKind = ReturnType<typeof kindOfSpec>;
 
-export const RESOURCES: readonly ResourceKind[] = SPECS.map(kindOfSpec);
+/** Every resource of the package, in the schema's order: adding a resource adds its spec here. */
+export const RESOURCES: readonly ResourceKind[] = [
+  serviceRunStateSpec,
+  reversePrivateEndpointDeletionSpec,
+].map(kindOfSpec);
 
 /** The kind a URN's type names (`urn:pulumi:stack::project::<type>::name`, parents before `$`). */
 export function kindOf(urn: string, type?: string): ResourceKind {

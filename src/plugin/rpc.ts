@@ -19,15 +19,9 @@ export const emptypb = fromPulumi(
 export const anypb = fromPulumi(
   "google-protobuf/google/protobuf/any_pb",
 ) as typeof import("google-protobuf/google/protobuf/any_pb");
-export const provpb =
-  require("@pulumi/pulumi/proto/provider_pb") as typeof import("@pulumi/pulumi/proto/provider_pb");
-export const provrpc =
-  require("@pulumi/pulumi/proto/provider_grpc_pb") as typeof import("@pulumi/pulumi/proto/provider_grpc_pb");
-export const pluginpb =
-  require("@pulumi/pulumi/proto/plugin_pb") as typeof import("@pulumi/pulumi/proto/plugin_pb");
-export const statuspb =
-  require("@pulumi/pulumi/proto/status_pb") as typeof import("@pulumi/pulumi/proto/status_pb");
-export const enginepb =
-  require("@pulumi/pulumi/proto/engine_pb") as typeof import("@pulumi/pulumi/proto/engine_pb");
-export const enginerpc =
-  require("@pulumi/pulumi/proto/engine_grpc_pb") as typeof import("@pulumi/pulumi/proto/engine_grpc_pb");
+export * as provpb from "@pulumi/pulumi/proto/provider_pb";
+export * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+export * as pluginpb from "@pulumi/pulumi/proto/plugin_pb";
+export * as statuspb from "@pulumi/pulumi/proto/status_pb";
+export * as enginepb from "@pulumi/pulumi/proto/engine_pb";
+export * as enginerpc from "@pulumi/pulumi/proto/engine_grpc_pb";

@@ -2,20 +2,16 @@ import { z } from "zod";
 import { holdsSecret } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
 import { ENDPOINT_FIELDS, IP_ACCESS_FIELDS, SERVICE_FIELDS } from "../api/serviceFields";
+import { CONFIG_SETTINGS } from "../config";
+import { serviceRunStateSpec } from "../provider/serviceRunStateInputs";
+import { ORGANIZATION_DESCRIPTION, type OutputTable } from "../provider/spec";
 import { GET_SERVICE } from "./invoke";
-import {
-  CONFIG_SETTINGS,
-  ORGANIZATION_DESCRIPTION,
-  serviceRunStateSpec,
-  type OutputTable,
-} from "./providerInternals";
 import { RESOURCES, type ResourceKind } from "./resources";
 
 /*
- * The package schema `pulumi package add` generates SDKs from, built from the provider code's own
- * definitions so the two cannot drift: each resource from its spec (the inputs from the zod
- * schemas check validates with), the function's fields from the `Service` type
- * (api/serviceFields.ts), the config from the provider's settings.
+ * The package schema the SDKs are generated from, built from the provider code's own definitions
+ * so the two cannot drift: the resources' specs (inputs from check's zod schemas), the `Service`
+ * type's fields (api/serviceFields.ts), the provider's settings.
  */
 
 /** What a user reads of each setting in their IDE. */
@@ -131,7 +127,6 @@ function getServiceSpec() {
   };
 }
 
-/** The package schema, as an object. */
 export function packageSchema() {
   const variables = configVariables();
   return {

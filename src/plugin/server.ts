@@ -3,19 +3,18 @@ import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Message } from "google-protobuf";
 import { truncate } from "../api/redact";
 import { PACKAGE_VERSION } from "../api/version";
-import { cancelAll } from "./providerInternals";
+import { cancelAll } from "../provider/context";
 import { checkConfig, configure, diffConfig } from "./configHandlers";
 import { invoke } from "./invoke";
-import { underUrn } from "./log";
+import { logUrn } from "./log";
 import { check, create, diff, read, remove, ResourceInitFailed, update } from "./resourceHandlers";
 import { anypb, emptypb, grpc, pluginpb, provpb, provrpc, statuspb } from "./rpc";
 import { schemaJson } from "./schema";
 
 /*
- * The `pulumirpc.ResourceProvider` gRPC service of the `dbcloud` plugin. Each call is answered by
- * a handler that reuses the provider code; what the plugin does not serve (Handshake, Construct,
- * Call, Attach, mappings, List) is left to grpc-js, which answers UNIMPLEMENTED, and the engine
- * then takes its older paths.
+ * The `pulumirpc.ResourceProvider` gRPC service. What the plugin does not serve (Handshake,
+ * Construct, Call, Attach, mappings, List) grpc-js answers UNIMPLEMENTED: the engine then takes its
+ * older paths.
  */
 
 /**
@@ -24,7 +23,7 @@ import { schemaJson } from "./schema";
  */
 const MAX_MESSAGE_CHARS = 4_000;
 
-/** The gRPC error for a failure: the message, and for a recorded resource the engine's init failure. */
+/** The gRPC error for a failure; a resource to record travels as the engine's init failure. */
 function serviceError(error: unknown): Partial<grpcTypes.StatusObject> {
   const message = truncate(error instanceof Error ? error.message : String(error), MAX_MESSAGE_CHARS);
   const metadata = new grpc.Metadata();
@@ -46,7 +45,7 @@ function serviceError(error: unknown): Partial<grpcTypes.StatusObject> {
 function unary<Req extends Message, Res extends Message>(handler: (request: Req) => Promise<Res>) {
   return (call: grpcTypes.ServerUnaryCall<Req, Res>, callback: grpcTypes.sendUnaryData<Res>) => {
     const request = call.request as Req & { getUrn?: () => string };
-    underUrn(request.getUrn?.() ?? "", () => handler(request)).then(
+    logUrn.run(request.getUrn?.() ?? "", handler, request).then(
       (response) => callback(null, response),
       (error) => callback(serviceError(error)),
     );

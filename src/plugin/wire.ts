@@ -22,34 +22,27 @@ export interface Unwrapped {
   secretKeys: Set<string>;
 }
 
-/** The value with every secret wrapper removed, and whether there was one. */
-function reveal(value: unknown): [unknown, boolean] {
-  if (isRpcSecret(value)) return [reveal(unwrapRpcSecret(value))[0], true];
-  if (Array.isArray(value)) {
-    const items = value.map(reveal);
-    return [items.map(([item]) => item), items.some(([, secret]) => secret)];
+/** The value with every secret wrapper removed, however deep; `found` is called for each one. */
+function reveal(value: unknown, found: () => void): unknown {
+  if (isRpcSecret(value)) {
+    found();
+    return reveal(unwrapRpcSecret(value), found);
   }
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).map(([key, item]) => [key, reveal(item)] as const);
-    return [Object.fromEntries(entries.map(([key, [item]]) => [key, item])), entries.some(([, [, s]]) => s)];
-  }
-  return [value, false];
+  if (Array.isArray(value)) return value.map((item) => reveal(item, found));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, reveal(item, found)]));
 }
 
 /** A Struct's record, its secrets unwrapped (the engine sends them wrapped: we accept secrets). */
 export function fromStruct(struct: Struct | undefined): Unwrapped {
   const props: Props = {};
   const secretKeys = new Set<string>();
-  for (const [key, value] of Object.entries(struct?.toJavaScript() ?? {})) {
-    const [plain, secret] = reveal(value);
-    props[key] = plain;
-    if (secret) secretKeys.add(key);
-  }
+  for (const [key, value] of Object.entries(struct?.toJavaScript() ?? {}))
+    props[key] = reveal(value, () => secretKeys.add(key));
   return { props, secretKeys };
 }
 
-/** `value` wrapped as a secret, the engine's way. */
-export function secretOf(value: unknown): Props {
+function secretOf(value: unknown): Props {
   return { [specialSigKey]: specialSecretSig, value: value ?? null };
 }
 

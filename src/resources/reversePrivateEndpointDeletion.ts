@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
-import { reversePrivateEndpointDeletionSpec } from "../provider/reversePrivateEndpointDeletion";
+import { reversePrivateEndpointDeletionSpec as spec } from "../provider/reversePrivateEndpointDeletion";
 import { programProps, type ArgsOf, type OutputsOf } from "./programDefaults";
 
 /** The implementation, loaded by package name when a method runs: see serviceRunState.ts. */
@@ -20,13 +20,11 @@ export const reversePrivateEndpointDeletionProvider: pulumi.dynamic.ResourceProv
 };
 
 /** Arguments of {@link ReversePrivateEndpointDeletion}; changing any id replaces the resource, which deletes the old endpoint. */
-export type ReversePrivateEndpointDeletionArgs = ArgsOf<typeof reversePrivateEndpointDeletionSpec>;
+export type ReversePrivateEndpointDeletionArgs = ArgsOf<typeof spec>;
 
 /** The outputs of {@link ReversePrivateEndpointDeletion}: its inputs, declared by its spec. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
-export interface ReversePrivateEndpointDeletion extends OutputsOf<
-  typeof reversePrivateEndpointDeletionSpec
-> {}
+export interface ReversePrivateEndpointDeletion extends OutputsOf<typeof spec> {}
 
 /**
  * Adopts an existing reverse private endpoint of a service and deletes it when the resource is
@@ -35,14 +33,7 @@ export interface ReversePrivateEndpointDeletion extends OutputsOf<
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class ReversePrivateEndpointDeletion extends pulumi.dynamic.Resource {
   constructor(name: string, args: ReversePrivateEndpointDeletionArgs, opts?: pulumi.CustomResourceOptions) {
-    const props = programProps(reversePrivateEndpointDeletionSpec, name, args, opts);
-    super(
-      reversePrivateEndpointDeletionProvider,
-      name,
-      props,
-      opts,
-      "dbcloud",
-      reversePrivateEndpointDeletionSpec.name,
-    );
+    const props = programProps(spec, name, args, opts);
+    super(reversePrivateEndpointDeletionProvider, name, props, opts, "dbcloud", spec.name);
   }
 }

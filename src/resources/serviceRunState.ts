@@ -1,16 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as ProviderModule from "../provider/index";
 import type { LastCommandOutput } from "../provider/lastCommand";
-import { serviceRunStateSpec, type EndpointOutput } from "../provider/serviceRunStateInputs";
+import { serviceRunStateSpec as spec, type EndpointOutput } from "../provider/serviceRunStateInputs";
 import { programProps, type ArgsOf, type OutputsOf } from "./programDefaults";
 
 export type { EndpointOutput, LastCommandOutput };
 
 /*
- * The implementation, loaded by package name when a method runs (defined in this file on purpose:
- * Pulumi captures an imported helper as its module, by reference). Each serialized method is then one
- * line naming `pulumi-dbcloud/provider` (about 2 KB a resource), and an old stack runs the installed
- * version; captured by value, the provider grew past 64 KB and a failed create exceeded gRPC's header limit.
+ * The implementation, loaded by package name when a method runs. Defined in this file on purpose
+ * (Pulumi captures an imported helper as its whole module): each serialized method is one line, and
+ * an old stack runs the installed version. Captured by value, a failed create outgrew gRPC's headers.
  */
 function lib(): typeof ProviderModule {
   return require("pulumi-dbcloud/provider");
@@ -28,11 +27,11 @@ export const serviceRunStateProvider: pulumi.dynamic.ResourceProvider = {
 };
 
 /** Arguments of {@link ServiceRunState} (its spec's inputs); each may be a plain value or a Pulumi `Input`. */
-export type ServiceRunStateArgs = ArgsOf<typeof serviceRunStateSpec>;
+export type ServiceRunStateArgs = ArgsOf<typeof spec>;
 
 /** The outputs of {@link ServiceRunState}, declared by its spec: the engine fills them in. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
-export interface ServiceRunState extends OutputsOf<typeof serviceRunStateSpec> {}
+export interface ServiceRunState extends OutputsOf<typeof spec> {}
 
 /**
  * Declares that a database service is running or stopped: `pulumi up` sends start/stop only when
@@ -42,7 +41,7 @@ export interface ServiceRunState extends OutputsOf<typeof serviceRunStateSpec> {
 export class ServiceRunState extends pulumi.dynamic.Resource {
   /** `opts.customTimeouts` stand in for the timeouts `args` leaves out. */
   constructor(name: string, args: ServiceRunStateArgs, opts?: pulumi.CustomResourceOptions) {
-    const props = programProps(serviceRunStateSpec, name, args, opts);
-    super(serviceRunStateProvider, name, props, opts, "dbcloud", serviceRunStateSpec.name);
+    const props = programProps(spec, name, args, opts);
+    super(serviceRunStateProvider, name, props, opts, "dbcloud", spec.name);
   }
 }
