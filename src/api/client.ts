@@ -38,7 +38,7 @@ const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
 const STATE_PATH = `${SERVICE_PATH}/state`;
 const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePrivateEndpointId}`;
 
-/** The commands of the state-change operation, the one list: the client sends no other. */
+/** The commands of the state-change operation, the one list. */
 export const SERVICE_COMMANDS = Object.freeze(["start", "stop"] as const);
 const COMMAND_CHOICES = SERVICE_COMMANDS.map(quoted).join(" or ");
 export const isServiceCommand = (value: unknown): value is ServiceCommand =>
@@ -52,7 +52,7 @@ const REFUSAL = /^4\d\d$/;
  * retries with backoff, bounded attempts and calls, and errors that never carry the credentials.
  */
 export class ApiClient {
-  /** The base URL, checked and without a trailing slash. */
+  /** The base URL, without a trailing slash. */
   readonly apiUrl: string;
   /** The API key ID (not a secret). */
   readonly keyId: string;
@@ -140,7 +140,7 @@ export class ApiClient {
     return { service: value.result, requestId };
   }
 
-  /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
+  /** Attempts and retries, each through the budget, all bounded by the caller's deadline. */
   private async send<T>(operation: Operation<T>, options: CallOptions) {
     // The spread comes last: V8 adds keys written after a spread one by one, on its slow path.
     const call: Call<T> = {
@@ -166,7 +166,7 @@ export class ApiClient {
     }
   }
 
-  /** One attempt: within the command bound, after a budget slot, and before the deadline. */
+  /** Within the command bound, after a budget slot, and before the deadline. */
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
     const { applyBudget, deadline, poll, signal } = call.options;
     if (applyBudget && applyBudget.used >= applyBudget.max)
