@@ -30,22 +30,26 @@ export type ApiErrorInit = Pick<ApiError, "status" | "method" | "path"> &
     cause?: unknown;
   };
 
-/** Base class of every error of an HTTP exchange with the API; `instanceof` picks the kind. */
-export class ApiError extends DbcloudError {
-  /** HTTP status, or undefined when no response arrived (connection, timeout). */
-  readonly status!: number | undefined;
-  /** The `requestId` of the error envelope (or the X-Request-Id header), for support tickets. */
+/** What the errors of a request share: `ApiError` when the exchange failed, else `ResponseValidationError`. */
+abstract class RequestError extends DbcloudError {
+  /** The answer's `requestId` (or X-Request-Id header), redacted, for support tickets. */
   readonly requestId!: string | undefined;
-  /** The server's own description of the problem (the envelope's `error`). */
-  readonly serverMessage!: string | undefined;
   /** HTTP method of the request. */
   readonly method!: string;
   /** Path of the request, relative to the base URL: never contains credentials. */
   readonly path!: string;
   /** An allowlist of response headers, redacted (the request's headers are never kept). */
   readonly headers!: Record<string, string>;
-  /** For PATCH and DELETE: some attempt got no definite answer, so the server may have applied it. */
+  /** For PATCH and DELETE: an attempt got no definite answer or a 2xx that did not fit: it may be applied. */
   possiblyApplied = false;
+}
+
+/** Base class of every error of an HTTP exchange with the API; `instanceof` picks the kind. */
+export class ApiError extends RequestError {
+  /** HTTP status, or undefined when no response arrived (connection, timeout). */
+  readonly status!: number | undefined;
+  /** The server's own description of the problem (the envelope's `error`). */
+  readonly serverMessage!: string | undefined;
 
   constructor(init: ApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -79,21 +83,11 @@ export class ApiTimeoutError extends ApiError {}
 export class ApiCancelledError extends ApiError {}
 
 /** The request worked but the answer did not fit: the exchange is fine, the data is not. */
-export class ResponseValidationError extends DbcloudError {
+export class ResponseValidationError extends RequestError {
   /** HTTP status of the answer (a 2xx). */
   readonly status!: number;
-  /** The answer's `requestId`, redacted. */
-  readonly requestId!: string | undefined;
-  /** HTTP method of the request. */
-  readonly method!: string;
-  /** Path of the request, relative to the base URL. */
-  readonly path!: string;
   /** One line per problem, `<path>: <message>`. */
   readonly issues!: string[];
-  /** An allowlist of response headers, redacted. */
-  readonly headers!: Record<string, string>;
-  /** The answer was a 2xx: for PATCH and DELETE the server applied the request, most likely. */
-  possiblyApplied = false;
   constructor(
     init: Pick<ResponseValidationError, "status" | "method" | "path" | "issues"> &
       Partial<Pick<ResponseValidationError, "requestId" | "headers">>,
