@@ -12,7 +12,7 @@ import {
 import { redactParsed, redactSecrets, truncate } from "./redact";
 import type { AttemptOutcome } from "./retry";
 import { errorEnvelopeSchema, type ResponseSchema } from "./schemas";
-import type { DispatcherTimeouts } from "./shared";
+import type { AttemptTimeouts } from "./options";
 import { USER_AGENT } from "./version";
 
 /** Bodies are read up to this many bytes (a Service is a few KB); the rest is never buffered. */
@@ -35,14 +35,18 @@ export interface Operation<T> {
   schema: ResponseSchema<T> | "any";
 }
 
-interface AttemptRequest<T> extends Operation<T> {
-  /** Already checked against the operation's template. */
-  url: string;
+/** What every attempt of a client goes with. */
+export interface Connection {
   authorization: string;
   /** Every form of the key secret and its Basic token, redacted from anything kept. */
   secrets: readonly string[];
   dispatcher: Dispatcher;
-  timeouts: DispatcherTimeouts;
+  timeouts: AttemptTimeouts;
+}
+
+interface AttemptRequest<T> extends Operation<T>, Connection {
+  /** Already checked against the operation's template. */
+  url: string;
   /** Hard limit on connect, headers and the entire body together. */
   totalTimeoutMs: number;
   signal?: AbortSignal;
