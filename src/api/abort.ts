@@ -2,11 +2,6 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import { systemClock, timerMs, type Clock } from "./clock";
 import { truncate } from "./redact";
 
-/*
- * Waits that end when a signal aborts: a cancelled call stops sleeping at once, whatever clock it
- * runs on, and rejects with the signal's reason.
- */
-
 /** `clock.sleep(ms)`, or the signal's reason as soon as it aborts; on the system clock its timer goes too. */
 export function sleepUnlessAborted(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (!signal) return clock.sleep(ms);

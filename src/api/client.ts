@@ -1,4 +1,3 @@
-import type { Dispatcher } from "undici";
 import { sleepUnlessAborted } from "./abort";
 import { systemClock, wallNow, type Clock } from "./clock";
 import {
@@ -23,11 +22,10 @@ import { basicAuthorization, secretForms } from "./redact";
 import * as retry from "./retry";
 import { serviceEnvelopeSchema, type ServiceEnvelope } from "./schemas";
 import { sharedBudget, sharedDispatcher } from "./shared";
-import { cancelledError, sendAttempt, type Attempt, type Operation } from "./transport";
+import { cancelledError, sendAttempt, type Attempt, type Connection, type Operation } from "./transport";
 import {
   DEFAULT_TIMEOUTS,
   type ApiClientOptions,
-  type AttemptTimeouts,
   type CallOptions,
   type ClientStats,
   type ServiceCommand,
@@ -38,7 +36,7 @@ const SERVICE_PATH = "/v1/organizations/{organizationId}/services/{serviceId}";
 const STATE_PATH = `${SERVICE_PATH}/state`;
 const ENDPOINT_PATH = `${SERVICE_PATH}/pipesReversePrivateEndpoints/{reversePrivateEndpointId}`;
 
-/** The commands of the state-change operation, the one list: the client sends no other. */
+/** The commands of the state-change operation, the one list. */
 export const SERVICE_COMMANDS = Object.freeze(["start", "stop"] as const);
 const COMMAND_CHOICES = SERVICE_COMMANDS.map(quoted).join(" or ");
 export const isServiceCommand = (value: unknown): value is ServiceCommand =>
@@ -52,22 +50,19 @@ const REFUSAL = /^4\d\d$/;
  * retries with backoff, bounded attempts and calls, and errors that never carry the credentials.
  */
 export class ApiClient {
-  /** The base URL, checked and without a trailing slash. */
+  /** The base URL, without a trailing slash. */
   readonly apiUrl: string;
   /** The API key ID (not a secret). */
   readonly keyId: string;
   /** Counters of this client's attempts, answers and budget waits. */
   readonly stats: ClientStats = { attempts: 0, retries: 0, outcomes: {}, budgetWaitMs: 0 };
   private readonly retryPolicy: retry.RetryPolicy;
-  private readonly timeouts: AttemptTimeouts;
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly log: (line: string) => void;
   private readonly budget: RateBudget | undefined;
-  private readonly dispatcher: Dispatcher;
-  /** Non-enumerable (set in the constructor): neither JSON nor inspect shows them. */
-  declare private readonly authorization: string;
-  declare private readonly secrets: string[];
+  /** Non-enumerable (set in the constructor): neither JSON nor inspect shows its credentials. */
+  declare private readonly connection: Connection;
 
   constructor(options: ApiClientOptions) {
     const checked = checkApiUrl(options.apiUrl ?? "");
@@ -79,7 +74,6 @@ export class ApiClient {
     this.apiUrl = checked.url;
     this.keyId = options.keyId;
     this.retryPolicy = { ...retry.DEFAULT_RETRY_POLICY, ...options.retry };
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.log = options.log ?? (() => undefined);
@@ -87,11 +81,14 @@ export class ApiClient {
     this.budget =
       options.budget ??
       (limit ? sharedBudget(this.apiUrl, this.keyId, limit, this.clock, options.rateLimitStore) : undefined);
-    this.dispatcher = options.dispatcher ?? sharedDispatcher(this.timeouts);
-    Object.defineProperties(this, {
-      authorization: { value: basicAuthorization(options.keyId, options.keySecret) },
-      secrets: { value: secretForms(options.keyId, options.keySecret) },
-    });
+    const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    const connection: Connection = {
+      authorization: basicAuthorization(options.keyId, options.keySecret),
+      secrets: secretForms(options.keyId, options.keySecret),
+      dispatcher: options.dispatcher ?? sharedDispatcher(timeouts),
+      timeouts,
+    };
+    Object.defineProperty(this, "connection", { value: connection });
   }
 
   /** GET /v1/organizations/{organizationId}/services/{serviceId} */
@@ -140,7 +137,7 @@ export class ApiClient {
     return { service: value.result, requestId };
   }
 
-  /** One call: attempts and retries, each through the budget, all bounded by the caller's deadline. */
+  /** Attempts and retries, each through the budget, all bounded by the caller's deadline. */
   private async send<T>(operation: Operation<T>, options: CallOptions) {
     // The spread comes last: V8 adds keys written after a spread one by one, on its slow path.
     const call: Call<T> = {
@@ -166,7 +163,7 @@ export class ApiClient {
     }
   }
 
-  /** One attempt: within the command bound, after a budget slot, and before the deadline. */
+  /** Within the command bound, after a budget slot, and before the deadline. */
   private async attempt<T>(call: Call<T>): Promise<Attempt<T>> {
     const { applyBudget, deadline, poll, signal } = call.options;
     if (applyBudget && applyBudget.used >= applyBudget.max)
@@ -182,15 +179,8 @@ export class ApiClient {
     if (remainingMs <= 0)
       this.stop(call, ApiTimeoutError, "Timed out", "the deadline passed before the request was sent");
     this.stats.attempts++;
-    const result = await sendAttempt({
-      authorization: this.authorization,
-      secrets: this.secrets,
-      dispatcher: this.dispatcher,
-      timeouts: this.timeouts,
-      totalTimeoutMs: Math.min(this.timeouts.totalMs, remainingMs),
-      signal,
-      ...call,
-    });
+    const totalTimeoutMs = Math.min(this.connection.timeouts.totalMs, remainingMs);
+    const result = await sendAttempt({ ...this.connection, totalTimeoutMs, signal, ...call });
     slot?.answered();
     this.stats.outcomes[result.label] = (this.stats.outcomes[result.label] ?? 0) + 1;
     const sent = result.ok || result.sent;

@@ -1,7 +1,6 @@
 /**
- * Time as the client and the waiters see it (tests inject a fake one, so nothing really waits). `now()`
- * is monotonic: deadlines, timeouts, backoffs and budget windows are measured on it, so no wall-clock step
- * (NTP, a resumed VM, a hand) moves them; the wall clock is for times shown, stored, or a server's date.
+ * Time as the client and the waiters see it (tests inject a fake one). `now()` is monotonic, so no
+ * wall-clock step moves a deadline, timeout or backoff; the wall clock is for times shown or stored.
  */
 export interface Clock {
   /** The current time in ms on a timeline that never goes back. */
@@ -15,18 +14,15 @@ export interface Clock {
 /** Node's timers hold at most a signed 32-bit number of ms; a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A delay a timer can hold: never negative, NaN or past `MAX_TIMER_MS`. */
 export const timerMs = (ms: number) => Math.min(MAX_TIMER_MS, Math.max(0, Number.isFinite(ms) ? ms : 0));
 
 export const systemClock: Clock = {
-  // Anchored at the process's start on the wall clock, so that processes sharing a budget file
-  // start from about one timeline; monotonic from there on.
+  // Anchored on the wall clock at start, so processes sharing a budget file share about one timeline.
   now: () => performance.timeOrigin + performance.now(),
   wallNow: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, timerMs(ms))),
 };
 
-/** The wall-clock time now, epoch ms. */
 export function wallNow(clock: Clock): number {
   return clock.wallNow ? clock.wallNow() : clock.now();
 }

@@ -1,15 +1,13 @@
 import { truncate } from "./redact";
 
-/* API error messages read `<status> <server message> (<METHOD> <path>, requestId <id>)`, never a secret. */
-
 /** The most characters of a value a message quotes: enough to recognise it, never a whole hostile input. */
 export const QUOTED_CHARS = 120;
 
-/** A value as every message quotes it: as JSON, cut to `QUOTED_CHARS`, saying how much was left out. */
+/** A value as every message quotes it: as JSON, cut to `QUOTED_CHARS`. */
 export function quoted(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(truncate(value, QUOTED_CHARS));
   try {
-    // Any depth, any size: JSON.stringify may throw on a deep value, String on a prototype-less one.
+    // JSON.stringify may throw on a deep value, String on a prototype-less one.
     return truncate(JSON.stringify(value) ?? String(value), QUOTED_CHARS);
   } catch {
     return `(a ${typeof value} that cannot be shown)`;
@@ -29,29 +27,29 @@ export type ApiErrorInit = Pick<ApiError, "status" | "method" | "path"> &
   Partial<Pick<ApiError, "serverMessage" | "requestId" | "headers">> & {
     /** The whole message, already redacted. */
     message: string;
-    /** What caused it (rebuilt from redacted text for transport errors). */
     cause?: unknown;
   };
 
-/** Base class of every error of an HTTP exchange with the API; `instanceof` picks the kind. */
-export class ApiError extends DbcloudError {
-  /** HTTP status, or undefined when no response arrived (connection, timeout). */
-  readonly status!: number | undefined;
-  /** The `requestId` of the error envelope (or the X-Request-Id header), for support tickets. */
+/** What the errors of a request share: `ApiError` when the exchange failed, else `ResponseValidationError`. */
+abstract class RequestError extends DbcloudError {
+  /** The answer's `requestId` (or X-Request-Id header), redacted, for support tickets. */
   readonly requestId!: string | undefined;
-  /** The server's own description of the problem (the envelope's `error`). */
-  readonly serverMessage!: string | undefined;
   /** HTTP method of the request. */
   readonly method!: string;
   /** Path of the request, relative to the base URL: never contains credentials. */
   readonly path!: string;
   /** An allowlist of response headers, redacted (the request's headers are never kept). */
   readonly headers!: Record<string, string>;
-  /**
-   * For PATCH and DELETE: true when some attempt got no definite answer (connection lost after
-   * sending, a timeout, a 5xx, an unreadable 2xx), so the server may have applied the request.
-   */
+  /** For PATCH and DELETE: an attempt got no definite answer or a 2xx that did not fit: it may be applied. */
   possiblyApplied = false;
+}
+
+/** Base class of every error of an HTTP exchange with the API; `instanceof` picks the kind. */
+export class ApiError extends RequestError {
+  /** HTTP status, or undefined when no response arrived (connection, timeout). */
+  readonly status!: number | undefined;
+  /** The server's own description of the problem (the envelope's `error`). */
+  readonly serverMessage!: string | undefined;
 
   constructor(init: ApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -77,29 +75,19 @@ export class UnprocessableError extends ApiError {}
 export class RateLimitError extends ApiError {}
 /** 5xx. */
 export class ServerError extends ApiError {}
-/** No response: refused, reset or dropped connection. The undici error is the `cause`. */
+/** No response: refused, reset or dropped connection. */
 export class ApiConnectionError extends ApiError {}
 /** No response in time: connect, headers or body timeout. */
 export class ApiTimeoutError extends ApiError {}
 /** The caller's signal aborted the call: no answer awaited. The signal's reason is the `cause`. */
 export class ApiCancelledError extends ApiError {}
 
-/** The request worked but the answer did not fit: not an ApiError, the exchange is fine, the data is not. */
-export class ResponseValidationError extends DbcloudError {
+/** The request worked but the answer did not fit: the exchange is fine, the data is not. */
+export class ResponseValidationError extends RequestError {
   /** HTTP status of the answer (a 2xx). */
   readonly status!: number;
-  /** The answer's `requestId`, redacted. */
-  readonly requestId!: string | undefined;
-  /** HTTP method of the request. */
-  readonly method!: string;
-  /** Path of the request, relative to the base URL. */
-  readonly path!: string;
   /** One line per problem, `<path>: <message>`. */
   readonly issues!: string[];
-  /** An allowlist of response headers, redacted. */
-  readonly headers!: Record<string, string>;
-  /** The answer was a 2xx: for PATCH and DELETE the server applied the request, most likely. */
-  possiblyApplied = false;
   constructor(
     init: Pick<ResponseValidationError, "status" | "method" | "path" | "issues"> &
       Partial<Pick<ResponseValidationError, "requestId" | "headers">>,
@@ -113,10 +101,7 @@ export class ResponseValidationError extends DbcloudError {
   }
 }
 
-/**
- * An argument, a resource's input or the state it acts on breaks the rules (an id that is not a
- * uuid, an import id of the wrong form, a command other than start or stop): nothing was sent.
- */
+/** An argument, a resource's input or the state it acts on breaks the rules: nothing was sent. */
 export class InvalidInputError extends DbcloudError {}
 
 /** Bad configuration, found before any request is sent. */
@@ -141,7 +126,7 @@ const ERROR_CLASSES: Record<number, typeof ApiError> = {
   429: RateLimitError,
 };
 
-/** The one factory: builds the right subclass for a response. */
+/** The subclass for a response, its message `<status> <server message> (<METHOD> <path>, requestId <id>)`. */
 export function createApiError(
   init: Omit<ApiErrorInit, "status" | "message" | "cause"> & { status: number },
 ): ApiError {

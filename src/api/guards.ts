@@ -1,9 +1,6 @@
 import { InvalidInputError, quoted } from "./errors";
 
-/**
- * The placeholder a deployment engine passes for a value not known yet (a preview): a well-formed
- * uuid, so only a check for it keeps it out of a path.
- */
+/** What an engine passes for a value not known yet (a preview): a uuid, so only this check stops it. */
 export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -13,10 +10,7 @@ export function isUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
 }
 
-/**
- * Each limit given must be a positive, finite number: undici reads a timeout of 0 as none, and a
- * timer reads NaN or Infinity as no wait at all.
- */
+/** Each limit must be positive and finite: undici reads a timeout of 0 as none, a timer NaN as no wait. */
 export function limitProblems(group: string, limits: object | undefined): string[] {
   if (limits !== undefined && (typeof limits !== "object" || limits === null))
     return [`${group}: must be an object of limits, got ${quoted(limits)}`];
@@ -38,12 +32,11 @@ export function isEndpointId(value: unknown): value is string {
   return typeof value === "string" && /^(?!\.+$)[A-Za-z0-9._:~-]{1,128}$/.test(value);
 }
 
-/** Throws a clear error unless `value` is a uuid; returns it for a path. */
+/** `value` for a path, or a clear error unless it is a uuid. */
 export function uuidSegment(name: string, value: unknown): string {
   return segment(name, value, isUuid, "a uuid (like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b)");
 }
 
-/** Throws a clear error unless `value` is an endpoint id; returns it for a path. */
 export function endpointSegment(name: string, value: unknown): string {
   return segment(name, value, isEndpointId, ENDPOINT_ID_RULE);
 }
@@ -70,13 +63,8 @@ export function checkedRequestUrl(apiUrl: string, template: string, path: string
   const fits =
     segments.length === slots.length &&
     slots.every((slot, i) => (PLACEHOLDER.test(slot) ? isEndpointId(segments[i]) : slot === segments[i]));
-  if (
-    !fits ||
-    url.pathname !== `${basePath}${path}` ||
-    url.search ||
-    url.hash ||
-    url.origin !== base.origin
-  ) {
+  const unchanged = url.pathname === `${basePath}${path}` && url.origin === base.origin;
+  if (!fits || !unchanged || url.search || url.hash) {
     throw new InvalidInputError(
       `Refusing to send: the request path ${quoted(path)} does not match ${template} as sent ` +
         `(${quoted(url.pathname)})`,
@@ -91,10 +79,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/**
- * Validates the API base URL; returns it without a trailing slash, or a list of problems.
- * `http://` is refused unless the host is loopback: credentials never cross a network in clear.
- */
+/** The API base URL without a trailing slash, or its problems: `http://` only for loopback hosts. */
 export function checkApiUrl(text: string): { url: string } | { problems: string[] } {
   const url = URL.parse(text);
   if (!url) {
@@ -105,6 +90,7 @@ export function checkApiUrl(text: string): { url: string } | { problems: string[
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     problems.push(`the scheme must be https (got ${url.protocol.replace(":", "")})`);
   } else if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
+    // Credentials never cross a network in clear.
     problems.push(
       `http:// is only allowed for a loopback host (localhost, 127.0.0.1, ::1); use https://${url.host}`,
     );

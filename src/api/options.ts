@@ -19,11 +19,11 @@ export interface AttemptTimeouts extends DispatcherTimeouts {
 
 /** How to build an `ApiClient`: where, with which key, and the limits it keeps. */
 export interface ApiClientOptions {
-  /** Base URL without `/v1`. `http://` only for loopback hosts. */
+  /** Base URL without `/v1`; `http://` only for loopback hosts. */
   apiUrl: string;
   /** The API key ID (the user name of Basic auth). */
   keyId: string;
-  /** The API key secret. Never kept where it could be printed or serialized; redacted from everything. */
+  /** The API key secret: never kept where it could be printed, redacted from everything. */
   keySecret: string;
   /** Client-side budget shared by the process; default 10 requests per 10 s; `false` turns it off. */
   rateLimit?: RateLimit | false;
@@ -31,25 +31,23 @@ export interface ApiClientOptions {
   rateLimitStore?: StoreAddress;
   /** A budget of your own instead of the shared one (tests). */
   budget?: RateBudget;
-  /** Retry policy overrides; defaults: `DEFAULT_RETRY_POLICY`. */
+  /** Overrides of `DEFAULT_RETRY_POLICY`. */
   retry?: Partial<RetryPolicy>;
-  /** Per-attempt timeouts. Defaults: `DEFAULT_TIMEOUTS`. */
+  /** Overrides of `DEFAULT_TIMEOUTS`. */
   timeouts?: Partial<AttemptTimeouts>;
-  /** Time source for waits and deadlines (tests inject a virtual one); default the system clock. */
+  /** Time source for waits and deadlines; default the system clock. */
   clock?: Clock;
   /** Jitter source, [0, 1). */
   random?: () => number;
-  /** Receives one line per retry (the resources print them as progress). */
+  /** Receives one line per retry. */
   log?: (line: string) => void;
   /** An undici dispatcher of your own; default one keep-alive agent shared by the process. */
   dispatcher?: Dispatcher;
 }
 
-/** Counts requests that the server may have applied, across calls (the converger's command bound). */
+/** Counts requests the server may have applied (any answer but a 4xx), across calls; none is sent past `max`. */
 export interface ApplyBudget {
-  /** Requests sent so far whose answer was not a refusal (anything but a 4xx). */
   used: number;
-  /** No request is sent once `used` reaches this. */
   max: number;
 }
 
@@ -57,16 +55,12 @@ export interface ApplyBudget {
 export interface RequestOptions {
   /** Clock time that bounds the whole call, budget waits and retries included (else `ApiTimeoutError`). */
   deadline?: number;
-  /**
-   * Ends the call at once when it aborts, a request in flight, a budget wait or a retry sleep
-   * (`ApiCancelledError`, the signal's reason as its cause).
-   */
+  /** Ends the call at once, in flight or waiting (`ApiCancelledError`, the signal's reason as its cause). */
   signal?: AbortSignal;
 }
 
 /** The converger's per-call options: internal, not exported from the package root. */
 export interface CallOptions extends RequestOptions {
-  /** For commands: shared count of sends that may have been applied; no send past its max. */
   applyBudget?: ApplyBudget;
   /** Marks a waiter's poll: the rate budget serves it after commands and first reads. */
   poll?: PollHint;
@@ -86,9 +80,9 @@ export interface ClientStats {
   attempts: number;
   /** Attempts that were retries of an earlier one. */
   retries: number;
-  /** Answers by status; `connection` and `timeout` for attempts without one. */
+  /** Answers by status, or `connection`, `timeout`, `cancelled`. */
   outcomes: Record<string, number>;
-  /** Time spent waiting for the rate budget, in ms, over all calls. */
+  /** Time spent waiting for the rate budget, in ms. */
   budgetWaitMs: number;
 }
 

@@ -1,10 +1,10 @@
-/** What replaces a credential in anything that may reach an error, a log line, an output or state. */
+/** What replaces a credential in anything kept: an error, a log line, an output or state. */
 export const REDACTED = "[REDACTED]";
 
 /** Secrets shorter than this are not searched for: they would blank out ordinary words. */
 const MIN_SECRET_LENGTH = 6;
 
-/** The `Authorization` header value for a key pair (`Buffer.from` reads a string as UTF-8). */
+/** The `Authorization` header value for a key pair. */
 export function basicAuthorization(keyId: string, keySecret: string): string {
   return `Basic ${Buffer.from(`${keyId}:${keySecret}`).toString("base64")}`;
 }
@@ -49,24 +49,19 @@ function redactForms(text: string, secrets: readonly (string | undefined)[]): st
   return out;
 }
 
-/**
- * Redacts a JSON body as parsed. A parsed string holds only what the text holds unless an escape
- * spells it: a body with no backslash, no Authorization word and no form is returned unwalked.
- */
+/** A parsed JSON body redacted; walked only when its text has an escape, an Authorization word or a form. */
 export function redactParsed(text: string, parsed: unknown, secrets: readonly string[]): unknown {
   const mayHold =
     text.includes("\\") || /authorization/i.test(text) || secrets.some((form) => text.includes(form));
   return mayHold ? redactDeep(parsed, secrets) : parsed;
 }
 
-/**
- * Redacts every string of a parsed JSON value, keys included (`Object.fromEntries` keeps a
- * `__proto__` key a field). Recursive: callers bound the depth first.
- */
+/** Every string of a parsed JSON value redacted, keys included. Recursive: callers bound the depth first. */
 export function redactDeep(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === "string") return redactSecrets(value, secrets);
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets));
   if (value && typeof value === "object") {
+    // `Object.fromEntries` keeps a `__proto__` key a field.
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [redactSecrets(key, secrets), redactDeep(item, secrets)]),
     );
@@ -79,7 +74,7 @@ export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
-/** Names that look like a credential: the spec's `encryptionKey`, and fields the API adds later (at any depth). */
+/** Names that look like a credential: the spec's `encryptionKey`, and fields the API adds later. */
 const CREDENTIAL_NAME = /password|passwd|secret|token|credential|private_?key|api_?key|encryption_?key/i;
 
 /** Whether a credential-like name is set, at any depth (iterative: network data). */

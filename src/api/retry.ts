@@ -5,7 +5,7 @@
 export interface RetryPolicy {
   /** Attempts in all, the first included; 429s are not counted (see `countAttempt`). */
   maxAttempts: number;
-  /** Backoff base: the ceiling of the first retry's delay. */
+  /** The ceiling of the first retry's delay. */
   baseDelayMs: number;
   /** Ceiling of any computed backoff delay. */
   maxDelayMs: number;
@@ -29,7 +29,7 @@ export const MIN_RETRY_DELAY_MS = 10;
 
 const RETRYABLE_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
 
-/** GET and DELETE are idempotent; PATCH .../state carries a target state, so repeating it is safe too. */
+/** GET and DELETE are idempotent; PATCH .../state carries a target state, so repeating it is safe. */
 export function isRetryableRequest(method: string, path: string): boolean {
   const m = method.toUpperCase();
   return m === "GET" || m === "DELETE" || (m === "PATCH" && /\/state$/.test(path));
@@ -47,7 +47,7 @@ export function describeOutcome(outcome: AttemptOutcome): string {
 /** A call's attempts so far in two counts: a 429 is "wait your turn" and uses up no other attempt. */
 export type AttemptCounts = Record<"rateLimited" | "other", number>;
 
-/** Counts `outcome` in; returns its number in its own count, what `shouldRetry` and `retryDelayMs` take. */
+/** Counts `outcome` in; returns its number in its own count. */
 export function countAttempt(counts: AttemptCounts, outcome: AttemptOutcome): number {
   return isRateLimited(outcome) ? ++counts.rateLimited : ++counts.other;
 }
@@ -57,8 +57,8 @@ export function isRateLimited(outcome: AttemptOutcome): boolean {
 }
 
 /**
- * Whether to try again after `outcome` (`attempt`: its number in its own count), never past the deadline:
- * a 429 while the deadline leaves room (without one, within `maxElapsedMs`), others within both bounds.
+ * Whether to try again after `outcome`, never past the deadline: a 429 while the deadline leaves room
+ * (without one, within `maxElapsedMs`), others within both bounds.
  */
 export function shouldRetry(args: {
   method: string;
@@ -68,7 +68,6 @@ export function shouldRetry(args: {
   elapsedMs: number;
   nextDelayMs: number;
   policy: RetryPolicy;
-  /** Time left before the caller's deadline, if it has one. */
   remainingMs?: number;
 }): boolean {
   const { policy, outcome } = args;

@@ -8,12 +8,8 @@ import {
 } from "./serviceFields";
 import type { Service } from "./serviceTypes";
 
+// Unknown fields pass through (the real service sends more than the spec lists).
 export type * from "./serviceTypes";
-
-/*
- * Unknown fields pass through (the real service sends more than the spec lists), and `state` stays
- * a plain string: the resources classify it, so a new state is not a parse error.
- */
 
 /** A checked response: the value, normalised, or the problems found (`<path>: <message>` lines). */
 export type Checked<T> = { success: true; data: T } | { success: false; issues: string[] };
@@ -23,10 +19,7 @@ export type ResponseSchema<T> = { safeParse(value: unknown): Checked<T> };
 /** More problems than this in one answer are counted, not listed (a hostile body can hold many). */
 export const MAX_ISSUES = 20;
 
-/**
- * No list in a Service holds more: zod keeps every problem it finds, so half a million wrong items
- * in a 1 MiB body would cost hundreds of MB to describe. A longer list is one problem.
- */
+/** No list in a Service holds more: zod describes every wrong item, so a longer list is one problem. */
 export const MAX_LIST_ITEMS = 10_000;
 
 /** Absent or null reads as null, so a parsed record has every field of its type. */
@@ -55,9 +48,6 @@ function objectOf<T>(table: FieldTable<T>): z.ZodType<T> {
 
 const service = objectOf(SERVICE_FIELDS);
 
-/** `{status, requestId, result}` with a Service: the answer of the state-change and read operations. */
-export type ServiceEnvelope = { status: number; requestId: string | null; result: Service };
-
 const serviceEnvelope = z.looseObject({
   status: z.number({ error: (issue) => (issue.input == null ? "required" : undefined) }),
   requestId: str(),
@@ -80,10 +70,7 @@ const parseOptions = {
       : undefined,
 };
 
-/**
- * zod leaves an own `__proto__` key out of the records it builds (assigning one would set the
- * prototype): put back here as a field. Values zod passed through unchanged already hold it.
- */
+/** zod leaves an own `__proto__` key out of the records it builds: put back here as a field. */
 function keepProtoFields(input: unknown, output: unknown): void {
   if (input === output || !input || !output || typeof input !== "object" || typeof output !== "object")
     return;
@@ -111,10 +98,10 @@ function responseSchema<T>(schema: z.ZodType<T>): ResponseSchema<T> {
   return { safeParse };
 }
 
-/** A Service: every field of the spec present, null when not sent; unknown fields as sent. */
 export const serviceSchema = responseSchema<Service>(service);
-/** The read and state-change answer: a numeric status, a string or null request id, and a Service. */
-export const serviceEnvelopeSchema = responseSchema<ServiceEnvelope>(serviceEnvelope);
+/** The answer of the read and state-change operations. */
+export const serviceEnvelopeSchema = responseSchema(serviceEnvelope);
+export type ServiceEnvelope = z.infer<typeof serviceEnvelope>;
 /** `{status, error, requestId?}`: lenient, it only feeds error messages. */
 export const errorEnvelopeSchema = z.looseObject({
   status: z.number().nullish(),

@@ -1,13 +1,10 @@
 import type { IpAccessListEntry, Service, ServiceEndpoint } from "./serviceTypes";
 
 /*
- * Each field of a Service and of its object types: its kind, which the response schemas parse it
- * as, and its description, which the plugin's schema shows. Typed from the `Service` interface: a
- * field added to or removed from it, or changed to another kind, does not compile until its entry
- * here follows.
+ * Each field of a Service and of its object types: the kind the response schemas parse it as, and the
+ * description the plugin's schema shows. Typed from `Service`: a field's entry must follow its type.
  */
 
-/** The kinds of the tables, and the types they stand for. */
 export type Kinds = {
   string: string;
   number: number;

@@ -1,7 +1,4 @@
-/*
- * Unlisted fields pass through at run time, untyped: an index signature would spoil the types of
- * an `Output<Service>`'s lifted properties. A parsed Service holds no `undefined` (outputs refuse it).
- */
+// Unlisted fields pass through untyped: an index signature would spoil an `Output<Service>`'s lifted types.
 
 /** Open: a value the API adds later is accepted as any string, while editors still offer the known ones. */
 export type OpenString = string & {};

@@ -12,42 +12,43 @@ import {
 import { redactParsed, redactSecrets, truncate } from "./redact";
 import type { AttemptOutcome } from "./retry";
 import { errorEnvelopeSchema, type ResponseSchema } from "./schemas";
-import type { DispatcherTimeouts } from "./shared";
+import type { AttemptTimeouts } from "./options";
 import { USER_AGENT } from "./version";
 
 /** Bodies are read up to this many bytes (a Service is a few KB); the rest is never buffered. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-/** Longest server message kept on an error, after redaction. */
 const MAX_SERVER_MESSAGE_CHARS = 500;
-/** Longest request id kept (a uuid is 36 characters). */
 export const MAX_REQUEST_ID_CHARS = 100;
 /** Deepest nesting of a usable 2xx body (a Service nests 4 levels): every walk over it stays shallow. */
 export const MAX_JSON_DEPTH = 64;
-/** The only response headers an error keeps (redacted): what retries and support tickets need. */
+/** The only response headers an error keeps: what retries and support tickets need. */
 const KEPT_HEADERS = /^(content-type|date|retry-after|x-ratelimit-(limit|remaining|reset)|x-request-id)$/;
 
 export interface Operation<T> {
   method: string;
   /** The path must fit this template, and the retry policy reads it. */
   template: string;
-  /** Relative to the base URL, for messages: never holds credentials. */
+  /** Relative to the base URL, for messages. */
   path: string;
   body?: unknown;
   /** `"any"` takes any 2xx as success, its body unread. */
   schema: ResponseSchema<T> | "any";
 }
 
-interface AttemptRequest<T> extends Operation<T> {
-  /** Already checked against the operation's template. */
-  url: string;
+/** What every attempt of a client goes with. */
+export interface Connection {
   authorization: string;
   /** Every form of the key secret and its Basic token, redacted from anything kept. */
   secrets: readonly string[];
   dispatcher: Dispatcher;
-  timeouts: DispatcherTimeouts;
-  /** Hard limit on connect, headers and the entire body together, in ms. */
+  timeouts: AttemptTimeouts;
+}
+
+interface AttemptRequest<T> extends Operation<T>, Connection {
+  /** Already checked against the operation's template. */
+  url: string;
+  /** Hard limit on connect, headers and the entire body together. */
   totalTimeoutMs: number;
-  /** The caller's cancellation: aborts the request in flight (an `ApiCancelledError`, never retried). */
   signal?: AbortSignal;
 }
 
@@ -57,9 +58,9 @@ export type Attempt<T> =
   | {
       ok: false;
       error: ApiError | ResponseValidationError;
-      /** Undefined when the answer arrived but did not fit: not retried. */
+      /** Undefined when the answer arrived but did not fit, or the caller cancelled: not retried. */
       outcome?: AttemptOutcome;
-      /** The request may have reached the server (it left the queue for a connection). */
+      /** The request may have reached the server (a connection took it). */
       sent: boolean;
       /** As received, for the retry policy only: never kept. */
       headers: Record<string, string>;
@@ -109,18 +110,15 @@ function readFailure(req: AttemptRequest<unknown>, answer: Answer): Attempt<neve
   return { ok: false, error, outcome: { kind: "status", status }, sent: true, headers, label };
 }
 
-/** Why an exchange ended early when its time ran out (compared by identity, never shown). */
+/** Why an exchange ended early (compared by identity, never shown). */
 const TIMED_OUT = new Error("the attempt's time ran out");
-/** Why an exchange ended early when the caller's signal aborted (compared by identity, never shown). */
 const CANCELLED = new Error("the caller cancelled the attempt");
 
 /**
  * One request and its answer within `totalTimeoutMs`, or until the caller's signal aborts: either
- * fails the attempt at once, even while it waits for a connection (undici aborts the request itself
- * once a connection takes it).
+ * fails the attempt at once, even while it waits for a connection.
  */
 async function exchange(req: AttemptRequest<unknown>, progress: { sent: boolean }): Promise<Answer> {
-  // Cancelled before it started: not even a connection is opened.
   if (req.signal?.aborted) throw CANCELLED;
   const ended = new AbortController();
   const timer = setTimeout(() => ended.abort(TIMED_OUT), Math.max(1, timerMs(req.totalTimeoutMs)));
@@ -202,16 +200,9 @@ export function cancelledError(method: string, path: string, signal: AbortSignal
 
 function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: boolean): Attempt<never> {
   const { method, path } = req;
-  if (cause === CANCELLED && req.signal) {
-    // No outcome: a cancelled attempt is never retried.
-    return {
-      ok: false,
-      error: cancelledError(method, path, req.signal),
-      sent,
-      headers: {},
-      label: "cancelled",
-    };
-  }
+  const failed = { ok: false as const, sent, headers: {} };
+  if (cause === CANCELLED && req.signal)
+    return { ...failed, error: cancelledError(method, path, req.signal), label: "cancelled" };
   const aborted = cause === TIMED_OUT;
   const code = String((cause as { code?: unknown } | null | undefined)?.code ?? "");
   const kind = aborted || /TIMEOUT/.test(code) ? "timeout" : "connection";
@@ -229,10 +220,10 @@ function transportFailure(req: AttemptRequest<unknown>, cause: unknown, sent: bo
     // Rebuilt from redacted text: nothing of the request leaves through undici's own error.
     cause: Object.assign(new Error(detail), code ? { code } : {}),
   });
-  return { ok: false, error, outcome: { kind }, sent, headers: {}, label: kind };
+  return { ...failed, error, outcome: { kind }, label: kind };
 }
 
-/** What an error names and keeps: the request, and the kept headers, redacted and truncated. */
+/** What an error names and keeps: the request, and the kept headers, redacted. */
 function where(req: AttemptRequest<unknown>, headers: Record<string, string>) {
   const names = Object.keys(headers).filter((name) => KEPT_HEADERS.test(name));
   const kept = names.map((name) => [name, truncate(redactSecrets(headers[name], req.secrets), 200)]);
@@ -248,7 +239,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Whether parsed JSON nests more than `max` arrays and objects deep; it never recurses deeper than `max`. */
+/** Whether parsed JSON nests more than `max` levels deep; it never recurses deeper than `max`. */
 function nestsDeeper(value: unknown, max: number): boolean {
   if (value === null || typeof value !== "object") return false;
   return max === 0 || Object.values(value).some((child) => nestsDeeper(child, max - 1));

@@ -1,8 +1,5 @@
-/*
- * The version is kept in package.json only. This file sits two folders below the package root as
- * source (src/api) and as built code (dist/api, also in an install), so one relative path finds
- * the manifest from each; the plugin binary's bundler inlines it.
- */
+// package.json holds the version: src/api and dist/api both sit two folders below it, and the plugin
+// binary's bundler inlines it.
 const manifest = require("../../package.json") as { version: string };
 
 /** The package version, sent in the User-Agent and reported by the plugin and its schema. */
