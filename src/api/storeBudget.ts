@@ -9,10 +9,9 @@ import { RedisBudget } from "./redisBudget";
 import { storeKeyPrefix, type StoreAddress } from "./storeAddress";
 
 /**
- * A rate budget whose grants also need the key's shared store (src/api/redisBudget.ts): the
- * process's own budget orders its requests (commands and first reads first, polls by nextPoll),
- * then the store admits each across every machine on the key. Once the store fails, the process's
- * own budget alone goes on, as it would without a store.
+ * A rate budget whose grants also need the key's store: the process's own budget orders its
+ * requests, then the store admits each across every machine. Once the store fails, the process's
+ * own budget goes on alone.
  */
 export class StoreBudget extends RateBudget {
   constructor(
@@ -80,10 +79,10 @@ export class StoreBudget extends RateBudget {
           : await this.store.admit(maxWaitMs, nonce);
       if (!answer) return this.storeClock.now() - started;
       if (answer.waitMs > maxWaitMs) throw new BudgetDeadlineError(now + answer.waitMs, deadline!);
-      // A poll not admitted says its bid again each slot: a bid lapses two slots after it was said.
+      // A poll not admitted says its bid again each slot (a bid lapses in two), and looks again when
+      // the slot it was shown comes: by then a command may hold it.
       const pauseMs = poll && !answer.admitted ? Math.min(answer.waitMs, this.step) : answer.waitMs;
       if (pauseMs > 0) await sleepUnlessAborted(this.storeClock, pauseMs, signal);
-      // A poll not admitted looks again when the slot it was shown comes: by then a command may hold it.
       if (answer.admitted && slotTaken && answer.waitMs === 0) return this.storeClock.now() - started;
       if (answer.admitted) slotTaken = true;
     }
