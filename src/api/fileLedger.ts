@@ -109,7 +109,8 @@ export class FileLedger implements BudgetLedger {
     try {
       this.checkFolder();
       if (!(unlock = this.lock())) return LEDGER_BUSY;
-      file = this.read();
+      file = parseLedgerFile(this.read());
+      believable(file, this.options.limit, this.fileNow());
     } catch (error) {
       unlock?.();
       return this.giveUp(error, emptyState()).update(change);
@@ -187,20 +188,14 @@ export class FileLedger implements BudgetLedger {
     return undefined; // others keep taking it as soon as it is broken
   }
 
-  /** The file's content in wall-clock times, as far as it is believable now. */
-  private read(): LedgerFile {
+  /** The file's text; none when there is no file. */
+  private read(): string {
     let fd: number;
-    const wallNow = this.fileNow();
-    const file = (text: string) => {
-      const content = parseLedgerFile(text);
-      believable(content, this.options.limit, wallNow);
-      return content;
-    };
     try {
       fd = fs.openSync(this.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (error) {
       const code = codeOf(error);
-      if (code === "ENOENT") return file("");
+      if (code === "ENOENT") return "";
       throw new Error(`cannot open ${this.path} (${code === "ELOOP" ? "a link" : code})`);
     }
     try {
@@ -213,7 +208,7 @@ export class FileLedger implements BudgetLedger {
         read = fs.readSync(fd, buffer, length, buffer.length - length, null);
       }
       // A file over the cap is none of ours: start afresh (the write replaces it).
-      return file(length > MAX_LEDGER_BYTES ? "" : buffer.toString("utf8", 0, length));
+      return length > MAX_LEDGER_BYTES ? "" : buffer.toString("utf8", 0, length);
     } finally {
       fs.closeSync(fd);
     }

@@ -100,14 +100,11 @@ export function formatLedgerFile(file: LedgerFile, now: number): string | undefi
     if (owner && at !== undefined) seen[owner] = at;
   }
   return JSON.stringify({
+    ...state,
     writtenAt: now,
     grants: state.grants.slice(-MAX_GRANTS),
     owners: owners.slice(-MAX_GRANTS),
     seen,
-    blockedUntil: state.blockedUntil,
-    paceAt: state.paceAt,
-    pauses: state.pauses,
-    throttle: state.throttle,
     bids: state.bids.slice(-MAX_GRANTS),
   });
 }
