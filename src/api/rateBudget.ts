@@ -22,6 +22,12 @@ export function defaultMarginMs(limit: RateLimit): number {
   return Math.min(100, Math.max(20, limit.windowMs / 100));
 }
 
+/** A slot taken: the ms waited, and `answered()` to count it from its answer (the server saw it by then). */
+export interface Grant {
+  waitedMs: number;
+  answered(): void;
+}
+
 interface PollWaiter {
   deadline: number | undefined;
   hint: PollHint;
@@ -54,15 +60,10 @@ export class RateBudget {
   }
 
   /**
-   * Waits for a slot and takes it: the ms waited, or `BudgetDeadlineError` when no slot comes by
-   * `deadline`; and `answered()` to count the grant from its answer (the server saw it by then).
+   * Waits for a slot and takes it, or throws `BudgetDeadlineError` when no slot comes by `deadline`.
    * When `signal` aborts, the wait ends at once with its reason and gives its slot back.
    */
-  async take(
-    deadline?: number,
-    poll?: PollHint,
-    signal?: AbortSignal,
-  ): Promise<{ waitedMs: number; answered(): void }> {
+  async take(deadline?: number, poll?: PollHint, signal?: AbortSignal): Promise<Grant> {
     const started = this.clock.now();
     const at = poll
       ? await this.acquirePoll(deadline, poll, signal)

@@ -59,10 +59,10 @@ export function sharedBudget(
   // password must not ride on another's. A hash keeps the password out of the table.
   const storeKey = store ? createHash("sha256").update(store.url).digest("hex") : "";
   return getOrMake(sharedState().budgets, `${budgetHash(apiUrl, keyId, limit)}|${storeKey}`, () => {
-    const fileOptions = { limit, now: clock.now, wallNow: Date.now };
-    const file =
-      clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;
-    if (store && clock === systemClock) return storeBudget(apiUrl, keyId, limit, file, store);
+    if (clock !== systemClock) return new RateBudget(limit, clock);
+    const path = ledgerPath(apiUrl, keyId, limit);
+    const file = new FileLedger(path, { limit, now: clock.now, wallNow: Date.now });
+    if (store) return storeBudget(apiUrl, keyId, limit, file, store);
     return new RateBudget(limit, clock, undefined, file);
   });
 }

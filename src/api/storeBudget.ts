@@ -3,7 +3,7 @@ import { sleepUnlessAborted } from "./abort";
 import { systemClock, type Clock } from "./clock";
 import { BudgetDeadlineError, type BudgetLedger } from "./ledger";
 import { pollRank, type PollHint } from "./pollOrder";
-import { defaultMarginMs, RateBudget } from "./rateBudget";
+import { defaultMarginMs, RateBudget, type Grant } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
 import { RedisBudget } from "./redisBudget";
 import { storeKeyPrefix, type StoreAddress } from "./storeAddress";
@@ -24,11 +24,7 @@ export class StoreBudget extends RateBudget {
     super(limit, storeClock, marginMs, ledger);
   }
 
-  override async take(
-    deadline?: number,
-    poll?: PollHint,
-    signal?: AbortSignal,
-  ): Promise<{ waitedMs: number; answered(): void }> {
+  override async take(deadline?: number, poll?: PollHint, signal?: AbortSignal): Promise<Grant> {
     const local = await super.take(deadline, poll, signal);
     const nonce = randomUUID();
     try {
