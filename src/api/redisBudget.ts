@@ -153,7 +153,6 @@ export class RedisBudget {
     return this.run("block", "", { pauseMs: Math.max(0, Math.floor(forMs)) });
   }
 
-  /** Until the store fails. */
   get working(): boolean {
     return !this.failed;
   }
@@ -176,12 +175,21 @@ export class RedisBudget {
     const keys = ["slots", "blocked", "bids", "bidsAt", "sent"].map((name) => `${this.prefix}:${name}`);
     // ARGV: op, the window (or the pause), ttl, max wait, limit, nonce, rank.
     const args = [op, pauseMs, this.ttlMs, maxWait, this.limit.requests, nonce, rank].map(String);
+    let timer: NodeJS.Timeout | undefined;
     try {
       const reply = this.connected().then((client) => client.eval(ADMIT, { keys, arguments: args }));
-      return admissionOf(await this.bounded(reply));
+      // A slow store counts as a failed one. Not unref'd: it holds the process open while a request
+      // awaits the store (the socket does not).
+      const late = new Promise<never>((_, reject) => {
+        const slow = new Error(`no answer within ${STORE_TIMEOUT_MS} ms`);
+        timer = setTimeout(() => reject(slow), STORE_TIMEOUT_MS);
+      });
+      return admissionOf(await Promise.race([reply, late]));
     } catch (error) {
       this.fail(error);
       return undefined;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -195,19 +203,6 @@ export class RedisBudget {
       return client;
     })();
     return this.connecting;
-  }
-
-  /** `work`, or a rejection after STORE_TIMEOUT_MS: a slow store counts as a failed one. */
-  private bounded<T>(work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    // Not unref'd: it holds the process open while a request awaits the store (the socket does not).
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)),
-        STORE_TIMEOUT_MS,
-      );
-    });
-    return Promise.race([work, late]).finally(() => clearTimeout(timer));
   }
 
   private fail(error: unknown): void {
