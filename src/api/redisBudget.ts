@@ -11,24 +11,11 @@ import type { StoreAddress } from "./storeAddress";
 const ADMIT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ttl, limit, nonce = tonumber(ARGV[3]), tonumber(ARGV[5]), ARGV[6]
+local win, ttl, limit, nonce = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5]), ARGV[6]
 local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
 if ARGV[1] == 'block' then
   local untilAt = now + math.floor(tonumber(ARGV[2]))
   if untilAt > blocked then redis.call('SET', KEYS[2], untilAt, 'PX', untilAt - now + ttl) end
-  return {1, 0}
-end
-if ARGV[1] == 'sent' then
-  -- Sends, dated when they go (and re-dated to their answers): no more than the limit in any window.
-  local win = tonumber(ARGV[2])
-  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - win)
-  local n = redis.call('ZCARD', KEYS[5])
-  if n >= limit then
-    local freeAt = tonumber(redis.call('ZRANGE', KEYS[5], n - limit, n - limit, 'WITHSCORES')[2]) + win
-    if freeAt > now then return {0, freeAt - now} end
-  end
-  redis.call('ZADD', KEYS[5], now, nonce)
-  redis.call('PEXPIRE', KEYS[5], win + ttl)
   return {1, 0}
 end
 if ARGV[1] == 'answered' then
@@ -36,19 +23,30 @@ if ARGV[1] == 'answered' then
   if at and tonumber(at) < now then redis.call('ZADD', KEYS[5], now, nonce) end
   return {1, 0}
 end
--- Reservations, dated to their slots: no more than the limit in any window, in the order asked.
-local win = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
-local n = redis.call('ZCARD', KEYS[1])
+-- The entries of key the window ending now holds, and when it has room for one more: no more than
+-- the limit in any window.
+local function room(key)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - win)
+  local n = redis.call('ZCARD', key)
+  if n < limit then return n, now end
+  return n, tonumber(redis.call('ZRANGE', key, n - limit, n - limit, 'WITHSCORES')[2]) + win
+end
+if ARGV[1] == 'sent' then
+  -- Sends, dated when they go (and re-dated to their answers).
+  local _, freeAt = room(KEYS[5])
+  if freeAt > now then return {0, freeAt - now} end
+  redis.call('ZADD', KEYS[5], now, nonce)
+  redis.call('PEXPIRE', KEYS[5], win + ttl)
+  return {1, 0}
+end
+-- Reservations, dated to their slots, in the order asked.
+local n, freeAt = room(KEYS[1])
 local spacing = math.ceil(win / limit)
-local at = math.max(now, blocked)
+local at = math.max(now, blocked, freeAt)
 if n > 0 then
   local last = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
   -- Polls go a slot apart, so each later one finds more transitions done; commands still burst.
   at = math.max(at, ARGV[1] == 'poll' and last + spacing or last)
-end
-if n >= limit then
-  at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')[2]) + win)
 end
 local wait = at - now
 if ARGV[1] == 'poll' then
