@@ -3,9 +3,7 @@ import { ConfigurationError, quoted } from "./errors";
 
 /** A number of requests per window, e.g. the real service's 10 per 10 s per key. */
 export interface RateLimit {
-  /** Requests allowed in one window. */
   requests: number;
-  /** The window, in ms. */
   windowMs: number;
 }
 
@@ -25,10 +23,7 @@ export function parseRateLimit(text: string): RateLimit | false {
   return { requests, windowMs };
 }
 
-/**
- * The name of one key's budget at one API and limit, in the budget file's name, the store's
- * entries and the process's table of budgets: a hash that reveals nothing of the key.
- */
+/** The name of one key's budget at one API and limit (file, store, table): a hash, never key material. */
 export function budgetHash(apiUrl: string, keyId: string, limit: RateLimit): string {
   const text = `${apiUrl}\n${keyId}\n${limit.requests}/${limit.windowMs}`;
   return createHash("sha256").update(text).digest("hex").slice(0, 32);

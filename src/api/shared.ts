@@ -44,9 +44,8 @@ export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
 }
 
 /**
- * The shared budget of one key at one API, limit and clock; on the system clock also shared with
- * this user's other processes through a file, in wall-clock times every process agrees on, and
- * with every machine on the key through `store` when one is given.
+ * The shared budget of one key at one API, limit and clock; on the system clock also shared with this
+ * user's other processes through a file, and with every machine on the key through `store` if given.
  */
 export function sharedBudget(
   apiUrl: string,
