@@ -3,7 +3,9 @@ import { ConfigurationError, quoted } from "./errors";
 
 /** A number of requests per window, e.g. the real service's 10 per 10 s per key. */
 export interface RateLimit {
+  /** Requests allowed in one window. */
   requests: number;
+  /** The window, in ms. */
   windowMs: number;
 }
 
