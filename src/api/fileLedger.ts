@@ -16,10 +16,8 @@ import {
 import { budgetHash, type RateLimit } from "./rateLimit";
 
 /*
- * The rate budget shared by this user's processes on this machine through a file. The temp folder
- * is not ours: the file lives in a folder only this user can use, no open follows a link or reads
- * a special file, reads are capped, and a lock held by another process is waited for
- * asynchronously by the caller (LEDGER_BUSY). Whatever goes wrong, the budget goes on in
+ * The rate budget shared by this user's processes on this machine through a file, used only while
+ * it is safe (docs/rate-limits.md, "a file, kept safe"): whatever goes wrong, the budget goes on in
  * memory and says so once.
  */
 
@@ -65,20 +63,15 @@ export function ledgerBase(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The file of one key at one API and limit, named by a hash that reveals nothing of the key. */
 export function ledgerPath(apiUrl: string, keyId: string, limit: RateLimit, base = ledgerBase()): string {
-  return join(
-    base,
-    `pulumi-dbcloud-${currentUid() ?? "user"}`,
-    `budget-${budgetHash(apiUrl, keyId, limit)}.json`,
-  );
+  const folder = `pulumi-dbcloud-${currentUid() ?? "user"}`;
+  return join(base, folder, `budget-${budgetHash(apiUrl, keyId, limit)}.json`);
 }
 
 /** How a `FileLedger` maps its clock to the file's and says it gave the file up. */
 export interface FileLedgerOptions {
-  /** The limit the file is for (its name says which): how long it may hold a request back is bounded by its window. */
+  /** The limit the file is for: its window bounds how long the file may hold a request back. */
   limit: RateLimit;
-  /** Added to this process's clock times in the file; by default the wall clock less `now` when both are given. */
-  offsetMs?: number;
-  /** This process's clock time; by default the wall clock less the offset. */
+  /** This process's clock time; by default the wall clock. */
   now?: () => number;
   /** The wall clock; when given, the offset follows it when it is stepped. */
   wallNow?: () => number;
@@ -87,21 +80,13 @@ export interface FileLedgerOptions {
 }
 
 /**
- * A ledger in a file that this user's processes using the same key share.
- *
- * A process measures its waits on its monotonic clock, so that no wall-clock step moves them, but
- * the file is read by processes whose monotonic clocks share no origin: it holds wall-clock times.
- * Each process maps one to the other by an offset (whole ms, so that a time survives the round
- * trip exactly and a waiter finds its own reservation again), taken when it starts and taken
- * anew when the wall clock is stepped; what a file written before a step says is made
- * believable when it is read (see `believable`).
+ * A ledger in a file that this user's processes using the same key share. It holds wall-clock
+ * times, which each process maps to its monotonic clock by an offset: whole ms, so that a waiter
+ * finds its own reservation again, and taken anew when the wall clock is stepped.
  */
 export class FileLedger implements BudgetLedger {
   private offsetMs: number;
-  private readonly limit: RateLimit;
   private readonly now: () => number;
-  private readonly wallNow: (() => number) | undefined;
-  private readonly warn: (message: string) => void;
   private fallback: MemoryLedger | undefined;
   private folderChecked = false;
   /** Since when (monotonic ms) the lock has been found held without a break. */
@@ -109,15 +94,11 @@ export class FileLedger implements BudgetLedger {
 
   constructor(
     readonly path: string,
-    options: FileLedgerOptions,
+    private readonly options: FileLedgerOptions,
   ) {
     const { now, wallNow } = options;
-    const measured = now && wallNow ? wallNow() - now() : 0;
-    const offsetMs = (this.offsetMs = Math.round(options.offsetMs ?? measured));
-    this.limit = options.limit;
-    this.now = options.now ?? (() => Date.now() - offsetMs);
-    this.wallNow = options.wallNow;
-    this.warn = options.warn ?? ((message) => process.emitWarning(message, { code: "DBCLOUD_BUDGET_LOCAL" }));
+    this.offsetMs = now && wallNow ? Math.round(wallNow() - now()) : 0;
+    this.now = now ?? Date.now;
   }
 
   /** Runs `change` under the file's lock; `LEDGER_BUSY` while another process holds it. */
@@ -128,7 +109,8 @@ export class FileLedger implements BudgetLedger {
     try {
       this.checkFolder();
       if (!(unlock = this.lock())) return LEDGER_BUSY;
-      file = this.read();
+      file = parseLedgerFile(this.read());
+      believable(file, this.options.limit, this.fileNow());
     } catch (error) {
       unlock?.();
       return this.giveUp(error, emptyState()).update(change);
@@ -155,7 +137,9 @@ export class FileLedger implements BudgetLedger {
 
   private giveUp(error: unknown, state: LedgerState): MemoryLedger {
     this.fallback = new MemoryLedger(state);
-    this.warn(
+    const warn =
+      this.options.warn ?? ((message) => process.emitWarning(message, { code: "DBCLOUD_BUDGET_LOCAL" }));
+    warn(
       `pulumi-dbcloud: the rate budget is kept in this process only, not shared with the other ` +
         `processes of this machine: ${error instanceof Error ? error.message : String(error)}`,
     );
@@ -204,20 +188,14 @@ export class FileLedger implements BudgetLedger {
     return undefined; // others keep taking it as soon as it is broken
   }
 
-  /** The file's content in wall-clock times, as far as it is believable now. */
-  private read(): LedgerFile {
+  /** The file's text; none when there is no file. */
+  private read(): string {
     let fd: number;
-    const wallNow = this.fileNow();
-    const file = (text: string) => {
-      const content = parseLedgerFile(text);
-      believable(content, this.limit, wallNow);
-      return content;
-    };
     try {
       fd = fs.openSync(this.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (error) {
       const code = codeOf(error);
-      if (code === "ENOENT") return file("");
+      if (code === "ENOENT") return "";
       throw new Error(`cannot open ${this.path} (${code === "ELOOP" ? "a link" : code})`);
     }
     try {
@@ -230,7 +208,7 @@ export class FileLedger implements BudgetLedger {
         read = fs.readSync(fd, buffer, length, buffer.length - length, null);
       }
       // A file over the cap is none of ours: start afresh (the write replaces it).
-      return file(length > MAX_LEDGER_BYTES ? "" : buffer.toString("utf8", 0, length));
+      return length > MAX_LEDGER_BYTES ? "" : buffer.toString("utf8", 0, length);
     } finally {
       fs.closeSync(fd);
     }
@@ -239,7 +217,8 @@ export class FileLedger implements BudgetLedger {
   /** The wall-clock time now as this process maps it, the offset first following a stepped wall clock. */
   private fileNow(): number {
     const now = this.now();
-    const drift = this.wallNow ? this.wallNow() - (now + this.offsetMs) : 0;
+    const { wallNow } = this.options;
+    const drift = wallNow ? wallNow() - (now + this.offsetMs) : 0;
     if (Math.abs(drift) > WALL_STEP_MS) this.offsetMs = Math.round(this.offsetMs + drift);
     return now + this.offsetMs;
   }

@@ -4,21 +4,15 @@ import type { Clock } from "./clock";
 export interface LedgerState {
   /** Grant times, ascending; may lie in the future (reserved by waiters). */
   grants: number[];
-  /** No grant before this time (a 429 told us the window is spent). */
+  /** No grant before this time (a 429's reset). */
   blockedUntil: number;
   /** When the next grant is due at the current rate (the GCRA's theoretical arrival time). */
   paceAt: number;
-  /** How many 429s paused the budget: a request that reserved its slot before the latest one queues again. */
+  /** How many 429s paused the budget: a request that reserved before the latest one queues again. */
   pauses: number;
-  /**
-   * The last 429's time, this budget's share of the key then and the share it comes back to
-   * (requests per window), while the rate is below the limit.
-   */
+  /** While the rate is below the limit: the last 429's time, the share then and the share it returns to. */
   throttle: { at: number; share: number; recover?: number } | undefined;
-  /**
-   * The first waiting poll of each budget sharing the state (`id`), so that a free slot goes to the
-   * poll that ranks first among them all: its rank as a time (`pollKey`) and when it was last said.
-   */
+  /** Each sharing budget's first waiting poll: its rank as a time (`pollKey`) and when it was last said. */
   bids: { id: string; key: number; at: number }[];
 }
 
@@ -38,8 +32,7 @@ export interface BudgetLedger {
 
 /**
  * Re-dates a grant, keeping the grants in time order. One already forgotten or released stays so,
- * unless `lost` says it is still to be sent (a reservation a shared file started afresh lost):
- * then it is counted again.
+ * unless `lost` says it is still to be sent (a shared file started afresh lost it).
  */
 export function moveGrant(
   state: LedgerState,

@@ -2,16 +2,12 @@ import { createHash } from "node:crypto";
 import { readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { ratePerWindow } from "./adaptiveRate";
-import { emptyState, type LedgerState } from "./ledger";
+import type { LedgerState } from "./ledger";
 import type { RateLimit } from "./rateLimit";
 
 /*
- * What a budget file holds and which of it still counts. Every time in the file is wall-clock
- * time (epoch ms): the processes sharing it started at different moments, and only the wall
- * clock is one timeline for all of them. So a file can lie about time in ways a process's own
- * memory cannot: its writer may have died with requests still queued, or written while the wall
- * clock ran ahead. Reading it, nothing that no live writer accounts for holds a request back
- * longer than the window the file describes.
+ * What a budget file holds, in wall-clock times (epoch ms: the one timeline of processes started
+ * apart), and which of it a reader believes (docs/rate-limits.md, "What a file outlives").
  */
 
 /** The most grants a file may hold (reservations of waiting requests included). */
@@ -23,10 +19,7 @@ export const WALL_STEP_MS = 1_000;
 
 const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
-/**
- * This machine as its processes see it: pids are compared only between writers that share it
- * (a container with its own pid namespace may share the folder, but not the pids).
- */
+/** This machine as its processes see it (a container with its own pid namespace shares no pids). */
 const MACHINE = (() => {
   let namespace = "";
   try {
@@ -42,30 +35,28 @@ export const SELF = `${MACHINE}/${process.pid}`;
 
 /** A budget file's content: the state, who wrote each grant, and when each writer last wrote. */
 export interface LedgerFile {
-  /** In wall-clock times. */
   state: LedgerState;
   /** The writer of each grant, in the grants' order ("" when the file does not say). */
   owners: string[];
-  /** Each writer's last write, wall-clock time. */
+  /** Each writer's last write. */
   seen: Map<string, number>;
-  /** When the file was written, wall-clock time, if it says. */
+  /** When the file was written, if it says. */
   writtenAt: number | undefined;
 }
 
 /** The content of a file's `text`, checked field by field: a damaged file reads as empty. */
 export function parseLedgerFile(text: string): LedgerFile {
-  const empty: LedgerFile = { state: emptyState(), owners: [], seen: new Map(), writtenAt: undefined };
-  let value: Record<string, unknown>;
+  let value: Record<string, unknown> = {};
   try {
-    value = JSON.parse(text) as Record<string, unknown>;
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null) value = parsed as Record<string, unknown>;
   } catch {
-    return empty;
+    // Not JSON: read as empty.
   }
-  if (typeof value !== "object" || value === null) return empty;
   const time = (raw: unknown) => (finite(raw) ? raw : 0);
-  const rawGrants = Array.isArray(value.grants) ? (value.grants as unknown[]).slice(0, MAX_GRANTS) : [];
-  const rawOwners = Array.isArray(value.owners) ? (value.owners as unknown[]) : [];
-  const entries = rawGrants
+  const list = (raw: unknown) => (Array.isArray(raw) ? (raw as unknown[]).slice(0, MAX_GRANTS) : []);
+  const rawOwners = list(value.owners);
+  const entries = list(value.grants)
     .map((at, index) => ({ at, owner: typeof rawOwners[index] === "string" ? rawOwners[index] : "" }))
     .filter((entry): entry is { at: number; owner: string } => finite(entry.at))
     .sort((a, b) => a.at - b.at);
@@ -75,8 +66,7 @@ export function parseLedgerFile(text: string): LedgerFile {
     for (const [owner, at] of Object.entries(rawSeen).slice(0, MAX_GRANTS))
       if (finite(at)) seen.set(owner, at);
   }
-  const bids = (Array.isArray(value.bids) ? (value.bids as Record<string, unknown>[]) : [])
-    .slice(0, MAX_GRANTS)
+  const bids = (list(value.bids) as Record<string, unknown>[])
     .filter((bid) => typeof bid?.id === "string" && bid.id.length <= 64 && finite(bid.key) && finite(bid.at))
     .map((bid) => ({ id: bid.id as string, key: bid.key as number, at: bid.at as number }));
   const throttle = value.throttle as Record<string, unknown> | undefined;
@@ -110,14 +100,11 @@ export function formatLedgerFile(file: LedgerFile, now: number): string | undefi
     if (owner && at !== undefined) seen[owner] = at;
   }
   return JSON.stringify({
+    ...state,
     writtenAt: now,
     grants: state.grants.slice(-MAX_GRANTS),
     owners: owners.slice(-MAX_GRANTS),
     seen,
-    blockedUntil: state.blockedUntil,
-    paceAt: state.paceAt,
-    pauses: state.pauses,
-    throttle: state.throttle,
     bids: state.bids.slice(-MAX_GRANTS),
   });
 }
@@ -135,22 +122,16 @@ function isDeadHere(owner: string): boolean {
 }
 
 /**
- * Applies to `file` (wall-clock times) at wall time `now` what a reader must not believe:
- *
- * - A file written after `now` was written while the wall clock ran ahead: every time in it moves
- *   back by as much, so its grants count as now, not as an hour from now.
- * - A writer that is gone leaves its reservations: a dead process of this machine, or one that let
- *   a reservation fall due a window ago (plus the longest a lock holds a live one back) without
- *   writing since, which no live request does, since each writes as it goes. Its grants dated
- *   after its last write were never sent: they are dropped. Those before it may have been: they count.
- * - Nothing else holds a request back past the window: a pause ends within a window, the pacing
- *   is at most one step after the last grant (or the pause), and a grant whose writer the file
- *   does not name (a damaged file, an older version's) counts as now at the latest; a poll's bid
- *   dated after now is dropped (the others lapse within two slots of being said).
+ * Drops from `file` at wall time `now` what no live writer accounts for (docs/rate-limits.md): a
+ * file written while the wall clock ran ahead moves back by as much; a gone writer's grants dated
+ * after its last write were never sent; nothing else holds a request back past the window.
  */
 export function believable(file: LedgerFile, limit: RateLimit, now: number): void {
   const skew = (file.writtenAt ?? now) - now;
-  if (skew > WALL_STEP_MS) shiftBack(file, skew);
+  if (skew > WALL_STEP_MS) {
+    file.state = shifted(file.state, -skew);
+    for (const [owner, at] of file.seen) file.seen.set(owner, at - skew);
+  }
   const { state, seen } = file;
   const graceMs = limit.windowMs + LOCK_GIVE_UP_MS;
   const overdue = new Set<string>();
@@ -174,11 +155,6 @@ export function believable(file: LedgerFile, limit: RateLimit, now: number): voi
   const last = state.grants[state.grants.length - 1];
   const paced = last === undefined ? now : last + limit.windowMs / ratePerWindow(limit, state.throttle, last);
   state.paceAt = Math.min(state.paceAt, Math.max(state.blockedUntil, paced));
-}
-
-function shiftBack(file: LedgerFile, ms: number): void {
-  file.state = shifted(file.state, -ms);
-  for (const [owner, at] of file.seen) file.seen.set(owner, at - ms);
 }
 
 /** Moves every time of `state` by `ms` (from a process's clock to the wall clock, or back). */

@@ -22,6 +22,12 @@ export function defaultMarginMs(limit: RateLimit): number {
   return Math.min(100, Math.max(20, limit.windowMs / 100));
 }
 
+/** A slot taken: the ms waited, and `answered()` to count it from its answer (the server saw it by then). */
+export interface Grant {
+  waitedMs: number;
+  answered(): void;
+}
+
 interface PollWaiter {
   deadline: number | undefined;
   hint: PollHint;
@@ -30,12 +36,9 @@ interface PollWaiter {
 }
 
 /**
- * At most `requests` grants in any `windowMs` (plus a margin), paced at the rate the server's 429s
- * leave this key unless a store counts every process on the key (`bursts`). Commands and first
- * reads reserve the next slot in arrival order; polls take only a free slot no reservation waits
- * for, in the order `nextPoll` gives across every budget sharing the ledger; a 429 pauses every
- * request of the key until its reset, and the waiting ones queue again as they wake.
- * docs/rate-limits.md explains why.
+ * At most `requests` grants in any `windowMs` (plus a margin), paced at the rate 429s leave the key
+ * (docs/rate-limits.md). Commands and first reads reserve the next slot in arrival order; polls take
+ * only a free slot, in `nextPoll`'s order across the ledger; a 429 pauses every request until its reset.
  */
 export class RateBudget {
   private polls: PollWaiter[] = [];
@@ -57,15 +60,10 @@ export class RateBudget {
   }
 
   /**
-   * Waits for a slot and takes it: the ms waited, or `BudgetDeadlineError` when no slot comes by
-   * `deadline`; and `answered()` to count the grant from its answer (the server saw it by then).
+   * Waits for a slot and takes it, or throws `BudgetDeadlineError` when no slot comes by `deadline`.
    * When `signal` aborts, the wait ends at once with its reason and gives its slot back.
    */
-  async take(
-    deadline?: number,
-    poll?: PollHint,
-    signal?: AbortSignal,
-  ): Promise<{ waitedMs: number; answered(): void }> {
+  async take(deadline?: number, poll?: PollHint, signal?: AbortSignal): Promise<Grant> {
     const started = this.clock.now();
     const at = poll
       ? await this.acquirePoll(deadline, poll, signal)
@@ -141,9 +139,7 @@ export class RateBudget {
         return admit;
       }, deadline);
       const admitted = admitting instanceof Promise ? await admitting : admitting;
-      if (admitted === reserved) {
-        return reserved;
-      }
+      if (admitted === reserved) return reserved;
       if (admitted !== undefined && deadline !== undefined && admitted > deadline) {
         this.access.later((state) => this.release(state, admitted), deadline);
         throw new BudgetDeadlineError(admitted, deadline);
@@ -174,20 +170,12 @@ export class RateBudget {
     return grants.length < requests ? -Infinity : grants[grants.length - requests] + windowMs + this.marginMs;
   }
 
-  /**
-   * Whether a window's whole allowance may go at once: only when every process on the key counts
-   * its requests against one window (a store). Otherwise grants are paced, so that processes that
-   * cannot see each other interleave their requests.
-   */
+  /** Whether a window's allowance may go at once: only when a store counts every process on the key. */
   protected bursts(): boolean {
     return false;
   }
 
-  /**
-   * The gap after a grant at the rate due at `at`, so slots reserved ahead follow the climb. Polls
-   * are paced even where a window may go at once: a poll holding a grant while the store spaces it
-   * would otherwise fill the window ahead of this process's own commands.
-   */
+  /** The gap after a grant at the rate due at `at`: polls keep it even in a burst (docs/rate-limits.md). */
   private spacing(state: LedgerState, at: number, poll = false): number {
     if (this.bursts() && !state.throttle && !poll) return 0;
     return this.limit.windowMs / ratePerWindow(this.limit, state.throttle, at);
@@ -227,9 +215,8 @@ export class RateBudget {
   }
 
   /**
-   * Grants free slots to the waiting polls in the order `nextPoll` gives, each while no budget
-   * sharing the state bids a poll ranked before it; then sleeps until the next chance. A bid lapses
-   * two slots after it was last said, so each waiting budget says it again every slot.
+   * Grants free slots to the waiting polls in `nextPoll`'s order while no budget sharing the state
+   * bids a poll ranked before it; a bid lapses in two slots, so each budget says it every slot.
    */
   private drain(): void {
     for (;;) {

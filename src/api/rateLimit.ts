@@ -16,26 +16,16 @@ export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({ requests:
 export function parseRateLimit(text: string): RateLimit | false {
   const trimmed = text.trim().toLowerCase();
   if (trimmed === "off") return false;
+  const notALimit = (why: string) => new ConfigurationError([`${quoted(text)} is not a rate limit: ${why}`]);
   const match = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|m)$/.exec(trimmed);
-  if (!match) {
-    throw new ConfigurationError([
-      `${quoted(text)} is not a rate limit: write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"`,
-    ]);
-  }
+  if (!match) throw notALimit(`write it as <requests>/<duration>, e.g. "10/10s", "5/1m" or "off"`);
   const requests = Number(match[1]);
   const windowMs = Number(match[2] ?? 1) * { ms: 1, s: 1000, m: 60_000 }[match[3] as "ms" | "s" | "m"];
-  if (requests < 1 || windowMs <= 0) {
-    throw new ConfigurationError([
-      `${quoted(text)} is not a rate limit: it needs at least 1 request per a positive duration`,
-    ]);
-  }
+  if (requests < 1 || windowMs <= 0) throw notALimit("it needs at least 1 request per a positive duration");
   return { requests, windowMs };
 }
 
-/**
- * The name of one key's budget at one API and limit, in the budget file's name, the store's
- * entries and the process's table of budgets: a hash that reveals nothing of the key.
- */
+/** The name of one key's budget at one API and limit (file, store, table): a hash, never key material. */
 export function budgetHash(apiUrl: string, keyId: string, limit: RateLimit): string {
   const text = `${apiUrl}\n${keyId}\n${limit.requests}/${limit.windowMs}`;
   return createHash("sha256").update(text).digest("hex").slice(0, 32);

@@ -3,66 +3,55 @@ import { redactSecrets } from "./redact";
 import type { StoreAddress } from "./storeAddress";
 
 /*
- * One budget kept in Redis for every process on every machine that uses one key and API URL.
- * Admission happens in Redis itself, in one script, so two machines cannot both take the last
- * slot: the script reads Redis's own clock, so the machines' clocks need not agree. A slot is the
- * first time after the last one reserved at which the window (margin included) holds fewer than
- * the limit: a fresh window lets its whole allowance go at once, except that polls go a slot apart. Each send is also checked, when
- * it goes, against the sends of the window ending then (dated to their answers), so that a late
- * timer or a slow answer cannot crowd a window. A command or first read reserves the next slot,
- * however far; a poll takes a slot only when it is free now, so commands and first reads go
- * before polls across the fleet; and only when no poll waiting elsewhere ranks before it
- * (src/api/pollOrder.ts), so the fleet's polls go in one order as if in one process. Every entry
- * expires by itself a few windows after its last use.
+ * One budget kept in Redis for every process on every machine that uses one key and API URL
+ * (docs/rate-limits.md, "the store"). One script admits, on Redis's own clock, so two machines
+ * cannot both take the last slot and their clocks need not agree.
  */
 
 const ADMIT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ttl = tonumber(ARGV[3])
+local win, ttl, limit, nonce = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5]), ARGV[6]
 local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
 if ARGV[1] == 'block' then
   local untilAt = now + math.floor(tonumber(ARGV[2]))
   if untilAt > blocked then redis.call('SET', KEYS[2], untilAt, 'PX', untilAt - now + ttl) end
   return {1, 0}
 end
+if ARGV[1] == 'answered' then
+  local at = redis.call('ZSCORE', KEYS[5], nonce)
+  if at and tonumber(at) < now then redis.call('ZADD', KEYS[5], now, nonce) end
+  return {1, 0}
+end
+-- The entries of key the window ending now holds, and when it has room for one more: no more than
+-- the limit in any window.
+local function room(key)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - win)
+  local n = redis.call('ZCARD', key)
+  if n < limit then return n, now end
+  return n, tonumber(redis.call('ZRANGE', key, n - limit, n - limit, 'WITHSCORES')[2]) + win
+end
 if ARGV[1] == 'sent' then
-  -- Sends, dated when they go (and re-dated to their answers): no more than the limit in any window.
-  local win, limit, nonce = tonumber(ARGV[2]), tonumber(ARGV[5]), ARGV[6]
-  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - win)
-  local n = redis.call('ZCARD', KEYS[5])
-  if n >= limit then
-    local edge = redis.call('ZRANGE', KEYS[5], n - limit, n - limit, 'WITHSCORES')
-    local freeAt = tonumber(edge[2]) + win
-    if freeAt > now then return {0, freeAt - now} end
-  end
+  -- Sends, dated when they go (and re-dated to their answers).
+  local _, freeAt = room(KEYS[5])
+  if freeAt > now then return {0, freeAt - now} end
   redis.call('ZADD', KEYS[5], now, nonce)
   redis.call('PEXPIRE', KEYS[5], win + ttl)
   return {1, 0}
 end
-if ARGV[1] == 'answered' then
-  local at = redis.call('ZSCORE', KEYS[5], ARGV[6])
-  if at and tonumber(at) < now then redis.call('ZADD', KEYS[5], now, ARGV[6]) end
-  return {1, 0}
-end
--- Reservations, dated to their slots: no more than the limit in any window, in the order asked.
-local win, limit = tonumber(ARGV[2]), tonumber(ARGV[5])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
-local n = redis.call('ZCARD', KEYS[1])
+-- Reservations, dated to their slots, in the order asked.
+local n, freeAt = room(KEYS[1])
 local spacing = math.ceil(win / limit)
-local at = math.max(now, blocked)
+local at = math.max(now, blocked, freeAt)
 if n > 0 then
   local last = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
   -- Polls go a slot apart, so each later one finds more transitions done; commands still burst.
   at = math.max(at, ARGV[1] == 'poll' and last + spacing or last)
 end
-if n >= limit then
-  at = math.max(at, tonumber(redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')[2]) + win)
-end
 local wait = at - now
 if ARGV[1] == 'poll' then
   -- Waiting polls bid with their rank; bids not renewed within two slots are dropped.
-  local rank, nonce = tonumber(ARGV[7]), ARGV[6]
+  local rank = tonumber(ARGV[7])
   for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - 2 * spacing)) do
     redis.call('ZREM', KEYS[3], old)
     redis.call('ZREM', KEYS[4], old)
@@ -79,7 +68,7 @@ if ARGV[1] == 'poll' then
 elseif tonumber(ARGV[4]) >= 0 and wait > tonumber(ARGV[4]) then
   return {0, wait}
 end
-redis.call('ZADD', KEYS[1], at, ARGV[6])
+redis.call('ZADD', KEYS[1], at, nonce)
 redis.call('PEXPIRE', KEYS[1], wait + win + ttl)
 return {1, wait}
 `;
@@ -93,10 +82,7 @@ export interface Admission {
   waitMs: number;
 }
 
-/**
- * A client that gives up instead of reconnecting: a store that drops is given up, the local budget
- * takes over. The module loads only when a store is set (it takes tens of ms to load).
- */
+/** A client that never reconnects (the local budget takes over); loaded only when a store is set. */
 async function newClient(url: string) {
   const { createClient } = await import("@redis/client");
   return createClient({
@@ -121,6 +107,7 @@ function admissionOf(reply: unknown): Admission {
   return { admitted: admitted === 1, waitMs: waitMs as number };
 }
 
+/** The store's side of one budget: each call answers undefined once the store failed. */
 export class RedisBudget {
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
@@ -138,22 +125,18 @@ export class RedisBudget {
     private readonly onFailure: (message: string) => void,
   ) {}
 
-  /** The next slot for the request `nonce`, unless it lies over `maxWaitMs` away; undefined once the store failed. */
+  /** The next slot for the request `nonce`, unless it lies over `maxWaitMs` away. */
   admit(maxWaitMs: number, nonce: string): Promise<Admission | undefined> {
     const maxWait = Number.isFinite(maxWaitMs) ? Math.max(0, Math.floor(maxWaitMs)) : -1;
     return this.run("slot", nonce, { maxWait });
   }
 
-  /** A slot free now for the poll `nonce` of `rank` (pollRank), unless one ranked before it waits; undefined once the store failed. */
+  /** A slot free now for the poll `nonce` of `rank` (pollRank), unless one ranked before it waits. */
   admitPoll(rank: number, nonce: string): Promise<Admission | undefined> {
     return this.run("poll", nonce, { rank: Math.round(rank) });
   }
 
-  /**
-   * Records the send of `nonce` now, if fewer than the limit's sends fall in the window ending
-   * now; else says how long until one leaves it. A late timer may bring a slot's send near the
-   * next one's, and an answer may come late: this keeps the window whole.
-   */
+  /** Records the send of `nonce` now if the window ending now has room (a timer may fire late), else the wait. */
   sent(nonce: string): Promise<Admission | undefined> {
     return this.run("sent", nonce);
   }
@@ -163,12 +146,11 @@ export class RedisBudget {
     return this.run("answered", nonce);
   }
 
-  /** No slot for anyone on the key for `forMs` (a 429's reset); undefined once the store failed. */
+  /** No slot for anyone on the key for `forMs` (a 429's reset). */
   block(forMs: number): Promise<Admission | undefined> {
     return this.run("block", "", { pauseMs: Math.max(0, Math.floor(forMs)) });
   }
 
-  /** Until the store fails. */
   get working(): boolean {
     return !this.failed;
   }
@@ -178,7 +160,7 @@ export class RedisBudget {
     const client = this.client;
     this.client = undefined;
     this.connecting = undefined;
-    if (client?.isOpen) await client.close().catch(() => client.destroy());
+    await client?.close().catch(() => client.destroy());
   }
 
   /** Runs the script's `op` for the request `nonce` (a wait over `maxWait` refused, -1 for none). */
@@ -191,15 +173,21 @@ export class RedisBudget {
     const keys = ["slots", "blocked", "bids", "bidsAt", "sent"].map((name) => `${this.prefix}:${name}`);
     // ARGV: op, the window (or the pause), ttl, max wait, limit, nonce, rank.
     const args = [op, pauseMs, this.ttlMs, maxWait, this.limit.requests, nonce, rank].map(String);
+    let timer: NodeJS.Timeout | undefined;
     try {
-      const reply = await this.bounded(async () => {
-        const client = await this.connected();
-        return client.eval(ADMIT, { keys, arguments: args });
+      const reply = this.connected().then((client) => client.eval(ADMIT, { keys, arguments: args }));
+      // A slow store counts as a failed one. Not unref'd: it holds the process open while a request
+      // awaits the store (the socket does not).
+      const late = new Promise<never>((_, reject) => {
+        const slow = new Error(`no answer within ${STORE_TIMEOUT_MS} ms`);
+        timer = setTimeout(() => reject(slow), STORE_TIMEOUT_MS);
       });
-      return admissionOf(reply);
+      return admissionOf(await Promise.race([reply, late]));
     } catch (error) {
       this.fail(error);
       return undefined;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -215,25 +203,10 @@ export class RedisBudget {
     return this.connecting;
   }
 
-  /** `work`, or a rejection after STORE_TIMEOUT_MS: a slow store counts as a failed one. */
-  private bounded<T>(work: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    // Not unref'd: it holds the process open while a request awaits the store (the socket does not).
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)),
-        STORE_TIMEOUT_MS,
-      );
-    });
-    return Promise.race([work(), late]).finally(() => clearTimeout(timer));
-  }
-
   private fail(error: unknown): void {
     if (this.failed) return;
     this.failed = true;
-    const client = this.client;
-    this.client = undefined;
-    if (client) void client.close().catch(() => client.destroy());
+    void this.close();
     const why = redactSecrets(String((error as Error)?.message ?? error), [this.address.password]);
     this.onFailure(
       `the shared rate budget store ${this.address.shown} failed (${why.slice(0, 200)}); ` +

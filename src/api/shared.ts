@@ -44,9 +44,8 @@ export function sharedDispatcher(timeouts: DispatcherTimeouts): Agent {
 }
 
 /**
- * The shared budget of one key at one API, limit and clock; on the system clock also shared with
- * this user's other processes through a file, in wall-clock times every process agrees on, and
- * with every machine on the key through `store` when one is given.
+ * The shared budget of one key at one API, limit and clock; on the system clock also shared with this
+ * user's other processes through a file, and with every machine on the key through `store` if given.
  */
 export function sharedBudget(
   apiUrl: string,
@@ -59,10 +58,10 @@ export function sharedBudget(
   // password must not ride on another's. A hash keeps the password out of the table.
   const storeKey = store ? createHash("sha256").update(store.url).digest("hex") : "";
   return getOrMake(sharedState().budgets, `${budgetHash(apiUrl, keyId, limit)}|${storeKey}`, () => {
-    const fileOptions = { limit, now: clock.now, wallNow: Date.now };
-    const file =
-      clock === systemClock ? new FileLedger(ledgerPath(apiUrl, keyId, limit), fileOptions) : undefined;
-    if (store && clock === systemClock) return storeBudget(apiUrl, keyId, limit, file, store);
+    if (clock !== systemClock) return new RateBudget(limit, clock);
+    const path = ledgerPath(apiUrl, keyId, limit);
+    const file = new FileLedger(path, { limit, now: clock.now, wallNow: Date.now });
+    if (store) return storeBudget(apiUrl, keyId, limit, file, store);
     return new RateBudget(limit, clock, undefined, file);
   });
 }

@@ -1,9 +1,8 @@
 import { budgetHash, type RateLimit } from "./rateLimit";
 
 /*
- * The address of a shared budget store (`redis://[user:password@]host:port[/db]`, `rediss://` for
- * TLS), checked before anything connects, and the names its entries take. Credentials stay in
- * `url` alone: every message names the store by `shown`.
+ * The address of a shared budget store, checked before anything connects, and the names its entries
+ * take. Credentials stay in `url` alone: every message names the store by `shown`.
  */
 
 export interface StoreAddress {
@@ -36,10 +35,7 @@ export function parseStoreAddress(raw: string): StoreAddress | { problems: strin
   return { url: raw, shown, password };
 }
 
-/**
- * The prefix of one budget's entries: a hash of the API URL, key id and limit (never key
- * material), in braces so that a Redis cluster keeps them on one node.
- */
+/** The prefix of one budget's entries, in braces so that a Redis cluster keeps them on one node. */
 export function storeKeyPrefix(apiUrl: string, keyId: string, limit: RateLimit): string {
   return `dbcloud:budget:v1:{${budgetHash(apiUrl, keyId, limit)}}`;
 }

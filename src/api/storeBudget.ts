@@ -3,16 +3,15 @@ import { sleepUnlessAborted } from "./abort";
 import { systemClock, type Clock } from "./clock";
 import { BudgetDeadlineError, type BudgetLedger } from "./ledger";
 import { pollRank, type PollHint } from "./pollOrder";
-import { defaultMarginMs, RateBudget } from "./rateBudget";
+import { defaultMarginMs, RateBudget, type Grant } from "./rateBudget";
 import type { RateLimit } from "./rateLimit";
 import { RedisBudget } from "./redisBudget";
 import { storeKeyPrefix, type StoreAddress } from "./storeAddress";
 
 /**
- * A rate budget whose grants also need the key's shared store (src/api/redisBudget.ts): the
- * process's own budget orders its requests (commands and first reads first, polls by nextPoll),
- * then the store admits each across every machine on the key. Once the store fails, the process's
- * own budget alone goes on, as it would without a store.
+ * A rate budget whose grants also need the key's store: the process's own budget orders its
+ * requests, then the store admits each across every machine. Once the store fails, the process's
+ * own budget goes on alone.
  */
 export class StoreBudget extends RateBudget {
   constructor(
@@ -25,11 +24,7 @@ export class StoreBudget extends RateBudget {
     super(limit, storeClock, marginMs, ledger);
   }
 
-  override async take(
-    deadline?: number,
-    poll?: PollHint,
-    signal?: AbortSignal,
-  ): Promise<{ waitedMs: number; answered(): void }> {
+  override async take(deadline?: number, poll?: PollHint, signal?: AbortSignal): Promise<Grant> {
     const local = await super.take(deadline, poll, signal);
     const nonce = randomUUID();
     try {
@@ -80,10 +75,10 @@ export class StoreBudget extends RateBudget {
           : await this.store.admit(maxWaitMs, nonce);
       if (!answer) return this.storeClock.now() - started;
       if (answer.waitMs > maxWaitMs) throw new BudgetDeadlineError(now + answer.waitMs, deadline!);
-      // A poll not admitted says its bid again each slot: a bid lapses two slots after it was said.
+      // A poll not admitted says its bid again each slot (a bid lapses in two), and looks again when
+      // the slot it was shown comes: by then a command may hold it.
       const pauseMs = poll && !answer.admitted ? Math.min(answer.waitMs, this.step) : answer.waitMs;
       if (pauseMs > 0) await sleepUnlessAborted(this.storeClock, pauseMs, signal);
-      // A poll not admitted looks again when the slot it was shown comes: by then a command may hold it.
       if (answer.admitted && slotTaken && answer.waitMs === 0) return this.storeClock.now() - started;
       if (answer.admitted) slotTaken = true;
     }
