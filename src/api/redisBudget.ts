@@ -206,7 +206,11 @@ export class RedisBudget {
   private fail(error: unknown): void {
     if (this.failed) return;
     this.failed = true;
-    void this.close();
+    // Destroyed, not closed: a graceful close waits for the commands a silent store never answers,
+    // and its socket (ref'd until connected) would hold the process open.
+    this.client?.destroy();
+    this.client = undefined;
+    this.connecting = undefined;
     const why = redactSecrets(String((error as Error)?.message ?? error), [this.address.password]);
     this.onFailure(
       `the shared rate budget store ${this.address.shown} failed (${why.slice(0, 200)}); ` +
