@@ -6,9 +6,7 @@ import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
 import { checkAndDiff, defineResource, idOf, organizationIdField, validInputs } from "./spec";
 
-/* ReversePrivateEndpointDeletion: its spec, and every method of its provider. */
-
-/** ReversePrivateEndpointDeletion's spec (doc comments and descriptions: as in `serviceRunStateInputs.ts`). */
+/** ReversePrivateEndpointDeletion's spec (doc comments and descriptions: as in `serviceRunStateInputs.ts`), then its handlers. */
 export const reversePrivateEndpointDeletionSpec = defineResource({
   name: "ReversePrivateEndpointDeletion",
   description:
@@ -105,8 +103,8 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
 }
 
 /**
- * DELETE within `timeoutSeconds`, retries included. Any 2xx is done, and so is already gone (which
- * also covers a retried DELETE whose first answer was lost); any other error keeps the resource.
+ * DELETE within `timeoutSeconds`, retries included. Already gone is done too (which covers a retried
+ * DELETE whose first answer was lost); any other error keeps the resource.
  */
 export async function remove(id: string, props: Props): Promise<void> {
   const inputs = validInputs(spec, "delete", props, id);

@@ -13,8 +13,6 @@ import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
 import { validInputs } from "./spec";
 import { satisfies, targetOf } from "./stateTable";
 
-/* Create, update, read and delete of ServiceRunState. */
-
 type ConvergeTarget = Omit<ServiceRunStateInputs, "onDestroy" | "deleteTimeoutSeconds">;
 
 /** Runs the converger, which carries on from the command `recorded` in the outputs, if any. */
@@ -117,10 +115,7 @@ function validTimeout(value: unknown): number | undefined {
     : undefined;
 }
 
-/**
- * Destroy. Anything but exactly `onDestroy: "stop"` makes no API call. A stop converges, bounded by
- * `deleteTimeoutSeconds`, else `timeoutSeconds`; its failure keeps the resource in the stack.
- */
+/** Destroy: anything but exactly `onDestroy: "stop"` makes no API call; a failed stop keeps the resource. */
 export async function remove(id: string, props: Props): Promise<void> {
   const serviceId = String(props.serviceId);
   const label = describeService({ name: props.serviceName as string | undefined }, serviceId);

@@ -7,8 +7,6 @@ import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
 import { checkAndDiff, defineResource, organizationIdField, withDefaults as defaultsOf } from "./spec";
 import { satisfies, type DesiredState } from "./stateTable";
 
-/* ServiceRunState's spec, the inputs it derives (rules, defaults, check and diff), and its outputs; no output is ever undefined. */
-
 /** An imported service's desired state is the one it shows; otherwise import waits for it to settle. */
 function desiredFromObserved(serviceId: unknown, observed: unknown): DesiredState {
   const state = typeof observed === "string" ? observed : undefined;
@@ -21,9 +19,8 @@ function desiredFromObserved(serviceId: unknown, observed: unknown): DesiredStat
 }
 
 /**
- * ServiceRunState: a service declared running or stopped; its handlers are in `serviceRunState.ts`.
- * Each input's and output's doc comment is what TypeScript programs read (the dynamic resource,
- * its `customTimeouts`); its `description` what the schema and the other languages' SDKs show.
+ * ServiceRunState's spec; its handlers are in `serviceRunState.ts`. A doc comment is what TypeScript
+ * programs read, a `description` what the schema and the other languages' SDKs show.
  */
 export const serviceRunStateSpec = defineResource({
   name: "ServiceRunState",
@@ -131,7 +128,7 @@ export type EndpointOutput = {
   [K in keyof ServiceEndpoint]-?: K extends "username" ? string | null : NonNullable<ServiceEndpoint[K]>;
 };
 
-/** The outputs after the API showed `service`: the inputs plus what it showed (the engine rejects undefined). */
+/** The inputs plus what the API showed, none undefined (the engine rejects undefined). */
 export function outputsOf(inputs: ServiceRunStateInputs, service: Service, lastCommand?: SentCommand) {
   // Not a spread followed by new keys, which V8 adds one by one on its slow path (every read).
   return Object.assign({}, inputs, {
