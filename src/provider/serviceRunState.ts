@@ -8,9 +8,9 @@ import { pickFields, requireIdOfProperties, requireValid, type Props } from "./i
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, ResourceInitError, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { outputsOf, serviceRunStateSpec, withDefaults } from "./serviceRunStateInputs";
+import { outputsOf, serviceRunStateSpec } from "./serviceRunStateInputs";
 import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
-import { validInputs } from "./spec";
+import { validInputs, withDefaults } from "./spec";
 import { satisfies, targetOf } from "./stateTable";
 
 type ConvergeTarget = Omit<ServiceRunStateInputs, "onDestroy" | "deleteTimeoutSeconds">;
@@ -73,15 +73,12 @@ function requireIds(operation: string, id: string, props: Props, detail = "") {
 /** Refresh: one GET; a service that no longer exists drops the resource. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const ids = requireIds("read", id, { ...props, serviceId: props.serviceId ?? id });
-  const inputs = withDefaults({ ...props, ...ids });
+  const inputs = withDefaults(serviceRunStateSpec, { ...props, ...ids });
   const { client, clock, tuning, signal } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
-    const deadline = readDeadline();
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline,
-      signal,
-    });
+    const options = { deadline: readDeadline(), signal };
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, options);
     const shown = service.state ?? "";
     const outputs = outputsOf(inputs, service, previous && afterRead(previous, shown));
     const kept = props.observedState;

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { DbcloudError, quoted } from "../api/errors";
 import type { Service, ServiceEndpoint } from "../api/schemas";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import { timeoutField, uuidField, type Props } from "./inputs";
+import { timeoutField, uuidField } from "./inputs";
 import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
-import { checkAndDiff, defineResource, organizationIdField, withDefaults as defaultsOf } from "./spec";
+import { checkAndDiff, defineResource, organizationIdField, type InputsOf } from "./spec";
 import { satisfies, type DesiredState } from "./stateTable";
 
 /** An imported service's desired state is the one it shows; otherwise import waits for it to settle. */
@@ -118,10 +118,7 @@ export const serviceRunStateSpec = defineResource({
 
 export const { check, diff } = checkAndDiff(serviceRunStateSpec);
 
-/** The inputs with their defaults; `deleteTimeoutSeconds` (absent: `timeoutSeconds`) only when set. */
-export const withDefaults = (props: Props) => defaultsOf(serviceRunStateSpec, props);
-
-export type ServiceRunStateInputs = ReturnType<typeof withDefaults>;
+export type ServiceRunStateInputs = InputsOf<ReturnType<typeof serviceRunStateSpec.fields>>;
 
 /** One endpoint of the service as the outputs keep it: every field there (absent as "" or 0, a username as null). */
 export type EndpointOutput = {
