@@ -112,7 +112,7 @@ class Convergence {
     return "send";
   }
 
-  /** The service as the PATCH answer shows it; undefined when it was refused or its answer lost. */
+  /** The service as the PATCH's answer shows it, if it was accepted. */
   private async send(command: ServiceCommand, state: string): Promise<Service | undefined> {
     const { log, tuning } = this.deps;
     const result = await this.patch(command);
@@ -138,7 +138,7 @@ class Convergence {
     }
   }
 
-  /** The PATCH and what it came to; a failure the loop cannot carry on from ends the converge. */
+  /** A failure the loop cannot carry on from ends the converge. */
   private async patch(command: ServiceCommand): Promise<PatchResult> {
     const { client, clock, signal } = this.deps;
     const { organizationId: org, serviceId } = this.request;
@@ -162,7 +162,7 @@ class Convergence {
     }
   }
 
-  /** Records `command`, accepted or with its answer lost, as the one in flight. */
+  /** Records `command`, accepted or its answer lost, as the one in flight. */
   private sentFrom(command: ServiceCommand, state: string): InFlight {
     this.lastSeenAt = this.deps.clock.now();
     this.recorded = sentNow(command, this.deps.clock);

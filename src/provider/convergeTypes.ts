@@ -53,7 +53,7 @@ export interface ConvergeDeps {
   signal?: AbortSignal;
 }
 
-/** What a PATCH came to, short of ending the converge: the loop looks again after all but an acceptance. */
+/** What a PATCH came to, short of ending the converge. */
 export type PatchResult =
   | { outcome: "accepted"; service: Service }
   | { outcome: "refused"; why: string | undefined }

@@ -8,8 +8,7 @@ import { pickFields, requireIdOfProperties, requireValid, type Props } from "./i
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, ResourceInitError, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { outputsOf, serviceRunStateSpec } from "./serviceRunStateInputs";
-import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
+import { outputsOf, serviceRunStateSpec, type ServiceRunStateInputs } from "./serviceRunStateInputs";
 import { validInputs, withDefaults } from "./spec";
 import { satisfies, targetOf } from "./stateTable";
 
