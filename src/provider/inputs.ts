@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InvalidInputError, quoted } from "../api/errors";
-import { isEndpointId, isUuid, UNKNOWN_VALUE } from "../api/guards";
+import { isUuid, UNKNOWN_VALUE } from "../api/guards";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
 /*
@@ -21,12 +21,6 @@ export type FieldSchemas = Record<string, { schema: z.ZodType; required?: boolea
 export function uuidField(name: string) {
   return z.string({ error: `${name} must be a string` }).refine(isUuid, {
     error: `${name} must be a uuid, like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b`,
-  });
-}
-
-export function endpointIdField() {
-  return z.string({ error: "reversePrivateEndpointId must be a string" }).refine(isEndpointId, {
-    error: "reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ -",
   });
 }
 

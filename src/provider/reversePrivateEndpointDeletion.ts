@@ -1,7 +1,9 @@
+import { z } from "zod";
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
+import { isEndpointId } from "../api/guards";
 import { deadlineAfter, providerContext, readDeadline } from "./context";
 import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
-import { endpointIdField, pickFields, timeoutField, uuidField, type Props } from "./inputs";
+import { pickFields, timeoutField, uuidField, type Props } from "./inputs";
 import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
 import { checkAndDiff, defineResource, idOf, organizationIdField, validInputs } from "./spec";
@@ -24,7 +26,9 @@ export const reversePrivateEndpointDeletionSpec = defineResource({
     },
     /** The endpoint to delete on destroy: 1 to 128 of letters, digits and `. _ : ~ -`, not dots alone. */
     reversePrivateEndpointId: {
-      schema: endpointIdField(),
+      schema: z.string({ error: "reversePrivateEndpointId must be a string" }).refine(isEndpointId, {
+        error: "reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ -",
+      }),
       description: "The reverse private endpoint to delete when this resource is destroyed.",
       required: true,
       replaces: true,
