@@ -3,10 +3,10 @@ import { AuthenticationError, PermissionDeniedError } from "../api/errors";
 import { isEndpointId } from "../api/guards";
 import { deadlineAfter, providerContext, readDeadline } from "./context";
 import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
-import { pickFields, timeoutField, uuidField, type Props } from "./inputs";
+import { pickFields, timeoutField, type Props } from "./inputs";
 import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { checkAndDiff, defineResource, idOf, organizationIdField, validInputs } from "./spec";
+import { checkAndDiff, defineResource, idOf, organizationIdField, serviceIdField, validInputs } from "./spec";
 
 /** ReversePrivateEndpointDeletion's spec (doc comments and descriptions: as in `serviceRunStateInputs.ts`), then its handlers. */
 export const reversePrivateEndpointDeletionSpec = defineResource({
@@ -18,12 +18,9 @@ export const reversePrivateEndpointDeletionSpec = defineResource({
     /** Organization of the service (a uuid). Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
     organizationId: organizationIdField(),
     /** The service the endpoint belongs to (a uuid). */
-    serviceId: {
-      schema: uuidField("serviceId"),
-      description: "The service the endpoint belongs to (a uuid). Changing it replaces the resource.",
-      required: true,
-      replaces: true,
-    },
+    serviceId: serviceIdField(
+      "The service the endpoint belongs to (a uuid). Changing it replaces the resource.",
+    ),
     /** The endpoint to delete on destroy: 1 to 128 of letters, digits and `. _ : ~ -`, not dots alone. */
     reversePrivateEndpointId: {
       schema: z.string({ error: "reversePrivateEndpointId must be a string" }).refine(isEndpointId, {

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { DbcloudError, quoted } from "../api/errors";
 import type { Service, ServiceEndpoint } from "../api/schemas";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import { timeoutField, uuidField } from "./inputs";
+import { timeoutField } from "./inputs";
 import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
-import { checkAndDiff, defineResource, organizationIdField, type InputsOf } from "./spec";
+import { checkAndDiff, defineResource, organizationIdField, serviceIdField, type InputsOf } from "./spec";
 import { satisfies, type DesiredState } from "./stateTable";
 
 /** An imported service's desired state is the one it shows; otherwise import waits for it to settle. */
@@ -32,12 +32,7 @@ export const serviceRunStateSpec = defineResource({
     /** Organization of the service. Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
     organizationId: organizationIdField(),
     /** The service (a uuid). Changing it replaces the resource. */
-    serviceId: {
-      schema: uuidField("serviceId"),
-      description: "The service (a uuid). Changing it replaces the resource.",
-      required: true,
-      replaces: true,
-    },
+    serviceId: serviceIdField("The service (a uuid). Changing it replaces the resource."),
     /** The run state the service must be in. */
     state: {
       schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),

@@ -169,3 +169,6 @@ export const organizationIdField = () =>
     replaces: true,
     fromConfig: true,
   }) as const;
+
+export const serviceIdField = (description: string) =>
+  ({ schema: uuidField("serviceId"), description, required: true, replaces: true }) as const;
