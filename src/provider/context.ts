@@ -9,12 +9,10 @@ import { consoleLog } from "./progress";
 
 /*
  * What a provider method needs at run time: the client and tuning of the settings as they are now,
- * and one cancellation per process (on `globalThis`, so a second copy of this module shares it): the
- * plugin's `Cancel` calls `cancelAll()`, and every wait given its signal then ends, now and later:
- * the converger's polls, the client's budget waits, retry sleeps and requests in flight.
+ * and one cancellation per process, on `globalThis` so that a second copy of this module shares it.
  */
 
-/** The reason of the process's cancellation: what a wait rejects with, the cause of a cancelled call. */
+/** What a cancelled wait rejects with, the cause of a cancelled call. */
 export class CancelledError extends DbcloudError {
   constructor() {
     super("Cancelled: the Pulumi engine asked the provider to stop; nothing more is sent or awaited.");
@@ -27,22 +25,21 @@ function controller(): AbortController {
   const holder = globalThis as { [KEY]?: AbortController };
   if (holder[KEY]) return holder[KEY];
   const made = new AbortController();
-  // Every wait in flight listens (fifty resources, several each), and each stops when it ends: no leak to warn of.
+  // Every wait in flight listens, and each stops when it ends: no leak to warn of.
   setMaxListeners(Infinity, made.signal);
   return (holder[KEY] = made);
 }
 
-/** Ends every wait in flight and every later one. */
+/** The plugin's `Cancel`: ends every wait in flight and every later one. */
 export function cancelAll(): void {
   controller().abort(new CancelledError());
 }
 
-/** The converger's dependencies, with the whole client for the providers' other calls and the signal they pass. */
 export type ProviderContext = ConvergeDeps & { client: ApiClient; signal: AbortSignal };
 
 let current: { settings: string; context: ProviderContext } | undefined;
 
-/** The context for the settings as given now (both sources); rebuilt, and checked, only when they change. */
+/** The context for the settings as given now; rebuilt, and checked, only when they change. */
 export function providerContext(): ProviderContext {
   const given = Object.values(CONFIG_SETTINGS).map((s) => [stackSetting(s.configKey), process.env[s.envVar]]);
   const settings = JSON.stringify([given, process.env.DBCLOUD_TIME_SCALE]);

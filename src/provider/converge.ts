@@ -15,10 +15,7 @@ export * from "./convergeTypes";
 
 type Step = Decision | { action: "wait"; reason: "unseen-command" };
 
-/**
- * Brings a service to the desired run state: reads it, sends start/stop only when the state table
- * says so, then polls a constant interval after each answer, with a last poll just before the deadline.
- */
+/** Brings a service to the desired run state: sends start/stop only when the state table says so, then polls. */
 export async function converge(request: ConvergeRequest, deps: ConvergeDeps) {
   if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0)
     throw new InvalidInputError(`the timeout must be a positive number of ms, got ${request.timeoutMs}`);
@@ -39,21 +36,18 @@ class Convergence {
   private readonly applyBudget: ApplyBudget = { used: 0, max: this.deps.tuning.maxCommands };
   private service: Service | undefined;
   private inFlight: InFlight | undefined;
-  /** A command is sent again for nothing having moved at most once a converge. */
+  /** A command is sent again for nothing having moved once at most. */
   private resent = false;
   /** The last command that may have been applied, for the outputs. */
   private recorded = this.request.lastCommand;
-  /** The command recorded before this converge while a GET may not show it yet: such a read proves nothing. */
+  /** The command recorded before this converge while a GET may not show it yet. */
   private unseen = this.request.lastCommand;
   private warehouse: WarehouseWait | undefined;
   private lastStep: Step | undefined;
   private lastProgressAt = this.started;
   /** When a read or a command's answer last showed the service. */
   private lastSeenAt = this.started;
-  /**
-   * Marks a GET as a poll for the rate budget, which serves it after commands and first reads and,
-   * when slots are scarce, by how long this service has been on its way (src/api/pollOrder.ts).
-   */
+  /** Marks a GET as a poll, which the rate budget serves after commands and first reads (src/api/pollOrder.ts). */
   private readonly pollHint: PollHint = {
     waitedMs: () => this.deps.clock.now() - (this.inFlight?.at ?? this.started),
     unseenMs: () => this.deps.clock.now() - this.lastSeenAt,
@@ -118,7 +112,7 @@ class Convergence {
     return "send";
   }
 
-  /** The service as the PATCH answer shows it; undefined when it was refused or its answer lost. */
+  /** The service as the PATCH's answer shows it, if it was accepted. */
   private async send(command: ServiceCommand, state: string): Promise<Service | undefined> {
     const { log, tuning } = this.deps;
     const result = await this.patch(command);
@@ -144,7 +138,7 @@ class Convergence {
     }
   }
 
-  /** The PATCH and what it came to; a failure the loop cannot carry on from ends the converge. */
+  /** A failure the loop cannot carry on from ends the converge. */
   private async patch(command: ServiceCommand): Promise<PatchResult> {
     const { client, clock, signal } = this.deps;
     const { organizationId: org, serviceId } = this.request;
@@ -168,14 +162,14 @@ class Convergence {
     }
   }
 
-  /** Records `command`, accepted or with its answer lost, as the one in flight. */
+  /** Records `command`, accepted or its answer lost, as the one in flight. */
   private sentFrom(command: ServiceCommand, state: string): InFlight {
     this.lastSeenAt = this.deps.clock.now();
     this.recorded = sentNow(command, this.deps.clock);
     return (this.inFlight = { command, from: state, at: this.lastSeenAt, moved: false });
   }
 
-  /** Waits for the next poll (or times out when the last one is behind it), then polls. */
+  /** Waits for the next poll (or times out after the last one), then polls. */
   private async poll(state: string): Promise<Service> {
     const { clock, log, tuning } = this.deps;
     const now = clock.now();
@@ -227,7 +221,7 @@ class Convergence {
     return error instanceof ApiTimeoutError && this.deps.clock.now() >= lastPollWindow && !!this.service;
   }
 
-  /** What a converge returns: the service as last shown, the commands accepted in order, the last one sent. */
+  /** The service as last shown, the commands accepted in order, the last one sent. */
   private result(shown: Service) {
     return { service: shown, commands: this.commands, ...(this.recorded && { lastCommand: this.recorded }) };
   }
@@ -236,13 +230,13 @@ class Convergence {
     return describeService(this.service, this.request.serviceId);
   }
 
-  /** What was sent, for a failure's message: the commands accepted, else those whose answers were lost. */
+  /** For a failure's message: the commands accepted, else those whose answers were lost. */
   private sentSoFar(): string {
     const accepted = this.commands.length && ` after sending ${this.commands.join(", then ")}`;
     return accepted || (this.inFlight?.lost ?? "");
   }
 
-  /** The timeout's error: what it waited for, sent and saw last. Called only after a GET showed the service. */
+  /** What it waited for, sent and saw last. Called only after a GET showed the service. */
   private timedOut(cause?: unknown): never {
     const now = this.deps.clock.now();
     const waitReason = this.lastStep?.action === "wait" ? this.lastStep.reason : undefined;
@@ -259,7 +253,7 @@ class Convergence {
     return this.fail("timeout", message, cause);
   }
 
-  /** The cancellation's error: what it waited for, what it sent or may have, and what it saw last. */
+  /** What it waited for, sent or may have, and saw last. */
   private cancelled(cause: unknown): never {
     const { clock, signal } = this.deps;
     const unanswered = this.inFlight ? ` after a ${this.inFlight.command} whose answer never came` : "";

@@ -7,12 +7,10 @@ import type { SentCommand } from "./lastCommand";
 import type { DesiredState } from "./stateTable";
 import type { WarehouseWait } from "./warehouse";
 
-/* What goes into the converger, what it keeps of a command, and what comes out; the loop is in converge.ts. */
-
 export type ProgressLog = Record<"info" | "warn", (line: string) => void>;
 
 export const DEFAULT_TUNING = Object.freeze({
-  /** After each answer, the next poll this much later: a constant poller. */
+  /** After each answer, the next poll this much later. */
   pollEveryMs: 5_000,
   /** After a command, how long GET may keep showing the old state before the command is re-sent (once). */
   commandGraceMs: 30_000,
@@ -23,10 +21,10 @@ export const DEFAULT_TUNING = Object.freeze({
 
 export type ConvergeTuning = Record<keyof typeof DEFAULT_TUNING, number>;
 
-/** No poll interval is shorter than this, whatever the scaling: no setting makes a tight loop. */
+/** No poll interval is shorter than this, whatever the scaling: no tight loop. */
 export const MIN_POLL_MS = 10;
 
-/** The tuning with every wait multiplied by `scale` (DBCLOUD_TIME_SCALE); the command bound stays. */
+/** Every wait multiplied by `scale` (DBCLOUD_TIME_SCALE); the command bound stays. */
 export function scaleTuning(tuning: Readonly<ConvergeTuning>, scale: number): ConvergeTuning {
   return {
     pollEveryMs: tuning.pollEveryMs * scale,
@@ -42,7 +40,7 @@ export interface ConvergeRequest {
   desired: DesiredState;
   timeoutMs: number;
   waitForState: boolean;
-  /** The last command sent before this converge (from the outputs): a GET may not show it yet. */
+  /** The last command sent before this converge (from the outputs). */
   lastCommand?: SentCommand;
 }
 
@@ -51,40 +49,37 @@ export interface ConvergeDeps {
   clock: Clock;
   log: ProgressLog;
   tuning: Readonly<ConvergeTuning>;
-  /** Cancellation: every poll wait and request of the converge ends at once when it aborts. */
+  /** Ends every poll wait and request of the converge at once when it aborts. */
   signal?: AbortSignal;
 }
 
-/** What a PATCH came to, short of ending the converge: the loop looks again after all but an acceptance. */
+/** What a PATCH came to, short of ending the converge. */
 export type PatchResult =
   | { outcome: "accepted"; service: Service }
   | { outcome: "refused"; why: string | undefined }
   | { outcome: "lost"; why: string }
   | { outcome: "warehouse"; wait: WarehouseWait };
 
-/**
- * The last command that may have applied (accepted, or its answer lost): the state it was sent `from` (none
- * known when only a refused re-send's earlier attempt may have), `at` its answer or loss (else the converge's
- * start), whether a poll has `moved` from `from` since, and what a failure says of `lost` answers.
- */
+/** The last command that may have applied: accepted, or its answer lost. */
 export interface InFlight {
   command: ServiceCommand;
+  /** Unknown when only a refused re-send's earlier attempt may have applied. */
   from: string | undefined;
+  /** When it was answered or lost, else the converge's start. */
   at: number;
+  /** A poll has shown a state other than `from` since. */
   moved: boolean;
+  /** What a failure says of lost answers. */
   lost?: string;
 }
 
-/**
- * Converging failed (or was cancelled); `commandAccepted` says the world changed, or may have, so the
- * provider records the resource.
- */
+/** Converging failed or was cancelled; `commandAccepted`: the world changed, or may have, so the resource is recorded. */
 export class ConvergeError extends DbcloudError {
   readonly commandAccepted!: boolean;
   readonly service!: Service | undefined;
   readonly kind!: "timeout" | "terminal" | "flapping" | "api" | "cancelled";
   readonly lastCommand: SentCommand | undefined;
-  /** Set when it timed out waiting on this warehouse's other members: it saw the service, so it records it. */
+  /** Set when it timed out waiting on this warehouse's other members: the service was seen, so it is recorded. */
   readonly warehouseId: string | undefined;
   constructor(
     init: Pick<ConvergeError, "message" | "kind" | "commandAccepted" | "service"> &

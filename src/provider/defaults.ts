@@ -4,7 +4,7 @@ export const DEFAULT_TIMEOUT_SECONDS = 1200;
 /** Longest wait any timeout input may ask for, in seconds: a day. */
 export const MAX_TIMEOUT_SECONDS = 24 * 3600;
 
-/** What destroying a ServiceRunState does to the service unless told otherwise: nothing. */
+/** What destroying a ServiceRunState does to the service unless told otherwise. */
 export const DEFAULT_ON_DESTROY = "leave";
 
 /** How long destroy may spend deleting an endpoint, retries included, in seconds. */

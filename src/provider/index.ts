@@ -13,7 +13,6 @@ export async function configure(request: { config: { get(key: string): unknown }
   configureFromStack(request);
 }
 
-// The same functions under their stored names: aliases, so the signatures are the modules' own.
 export const serviceRunStateCheck = serviceRunStateInputs.check;
 export const serviceRunStateDiff = serviceRunStateInputs.diff;
 export const serviceRunStateCreate = serviceRunState.create;

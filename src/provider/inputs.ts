@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { InvalidInputError, quoted } from "../api/errors";
-import { isEndpointId, isUuid, UNKNOWN_VALUE } from "../api/guards";
+import { isUuid, UNKNOWN_VALUE } from "../api/guards";
 import { MAX_TIMEOUT_SECONDS } from "./defaults";
 
 /*
- * What the entry points accept. State may be old, hand-edited or written by another version, so every
+ * What the entry points accept. State may be old, hand-edited or written by another version: every
  * entry point re-validates what it acts on, and that the id names what the properties name.
  */
 
@@ -16,18 +16,11 @@ export type CheckFailure = { property: string; reason: string };
 /** Properties as the engine passes them: inputs, outputs or state, of any version. */
 export type Props = Record<string, unknown>;
 
-/** Each field's rule, whether check requires it, and whether its value may be quoted back. */
 export type FieldSchemas = Record<string, { schema: z.ZodType; required?: boolean; secret?: boolean }>;
 
 export function uuidField(name: string) {
   return z.string({ error: `${name} must be a string` }).refine(isUuid, {
     error: `${name} must be a uuid, like 3f2a1c9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b`,
-  });
-}
-
-export function endpointIdField() {
-  return z.string({ error: "reversePrivateEndpointId must be a string" }).refine(isEndpointId, {
-    error: "reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ -",
   });
 }
 
@@ -39,7 +32,7 @@ export function timeoutField(name: string) {
     .max(MAX_TIMEOUT_SECONDS, { error: `${name} must be at most ${MAX_TIMEOUT_SECONDS} (24 hours)` });
 }
 
-/** Validates each field on its own, so every problem names its property and what it got (a secret unquoted). */
+/** Each field on its own, so that every problem names its property and what it got (a secret unquoted). */
 export function checkFields(news: Props, fields: FieldSchemas, allowUnknown = true): CheckFailure[] {
   const failures: CheckFailure[] = [];
   for (const [property, { schema, required, secret }] of Object.entries(fields)) {
@@ -70,7 +63,7 @@ export function requireValid(what: string, props: Props, fields: FieldSchemas, a
   }
 }
 
-/** The fields, those whose values the caller received as secrets (`secretKeys`) marked secret too. */
+/** The fields, those the caller received as secrets marked secret too. */
 export function withSecrets(fields: FieldSchemas, secretKeys: ReadonlySet<string> = new Set()): FieldSchemas {
   const marked: FieldSchemas = {};
   for (const [name, field] of Object.entries(fields))
@@ -82,10 +75,7 @@ export function pickFields(fields: FieldSchemas, names: readonly string[]): Fiel
   return Object.fromEntries(names.map((name) => [name, fields[name]]));
 }
 
-/**
- * Refuses `operation` unless `id` is the id the properties make, their `values` joined by "/"; the
- * message names both sides, each part by its label. ServiceRunState's id is its service id alone.
- */
+/** Refuses `operation` unless `id` is the properties' `values` joined by "/"; the message names each by its label. */
 export function requireIdOfProperties(
   operation: string,
   id: unknown,

@@ -4,8 +4,8 @@ import { fromWallTime, wallNow, type Clock } from "../api/clock";
 import { sentFrom } from "./stateTable";
 
 /*
- * The last start or stop sent, kept in the outputs as `lastCommand`. The API is eventually consistent:
- * right after a command, a GET may still show the state it was sent from, and such a read proves nothing.
+ * The last start or stop sent, kept in the outputs as `lastCommand`: right after a command, a GET may
+ * still show the state it was sent from (the API is eventually consistent), and such a read proves nothing.
  */
 
 /** A command the server accepted or may have applied, and when. */
@@ -23,7 +23,7 @@ export function sentNow(command: ServiceCommand, clock: Clock): SentCommand {
   return { command, atMs: clock.now(), wallMs: wallNow(clock), seen: false };
 }
 
-/** `lastCommand` as the outputs keep it: empty strings when none is recorded. */
+/** `lastCommand` as the outputs keep it. */
 export interface LastCommandOutput {
   /** `start` or `stop`; `""` when this resource has not sent one. */
   command: ServiceCommand | "";
@@ -40,8 +40,8 @@ export function lastCommandToOutputs(sent: SentCommand | undefined): LastCommand
 }
 
 /**
- * Reads `lastCommand` from state of any version: anything not in the exact form written here is no
- * record, and a future time (another clock, a hand edit) is now. A record is only a reason to look again.
+ * `lastCommand` from state of any version: anything not in the exact form written here is no record,
+ * and a future time (another clock, a hand edit) is now. A record is only a reason to look again.
  */
 export function lastCommandFromOutputs(value: unknown, clock: Clock): SentCommand | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
@@ -56,7 +56,7 @@ export function afterRead(sent: SentCommand, state: string): SentCommand {
   return sent.seen || sentFrom(state, sent.command) ? sent : { ...sent, seen: true };
 }
 
-/** Whether a GET that showed `state` at `now` may predate `sent`: unseen, within its grace, a state it is sent from. */
+/** Whether a GET that showed `state` at `now` may predate `sent`. */
 export function mayPredate(state: string, sent: SentCommand | undefined, now: number, graceMs: number) {
   return !!sent && !sent.seen && now - sent.atMs < graceMs && sentFrom(state, sent.command);
 }

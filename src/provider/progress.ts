@@ -2,10 +2,7 @@ import type { ServiceCommand } from "../api/options";
 import { seconds, type ProgressLog } from "./convergeTypes";
 import { warehouseBlocker, type WarehouseWait } from "./warehouse";
 
-/*
- * Every progress line the providers print, worded in one place; the tests check those that carry a
- * promise. Their wording is outside mutation testing (stryker.config.mjs): error messages are not here.
- */
+/* Every progress line the providers print: outside mutation testing, so error messages are not here. */
 
 /** Progress goes to stdout, warnings to stderr: the Pulumi CLI shows both for dynamic providers. */
 export const consoleLog: ProgressLog = {

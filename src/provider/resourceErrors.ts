@@ -13,9 +13,8 @@ type Subject = keyof typeof SUBJECTS;
 const BARE_NOT_FOUND = /^not[ _-]?found\W*$/i;
 
 /**
- * Whether an error means the service or endpoint itself (as `subjects` allows) is absent: a 404 or 400
- * whose message says so and nothing of the key, the organization or the request, or a bare 404.
- * `404 Organization not found` is not gone: the endpoint may still exist.
+ * Whether an error means the service or endpoint itself is absent: a 404 or 400 whose message says so
+ * and nothing of the caller, or a bare 404. `404 Organization not found` is not gone.
  */
 export function isGone(error: unknown, subjects: readonly Subject[] = ["service", "endpoint"]): boolean {
   if (!(error instanceof NotFoundError || error instanceof BadRequestError)) return false;
@@ -33,10 +32,7 @@ export function isGone(error: unknown, subjects: readonly Subject[] = ["service"
 /** A resource's operation failed for the reason in `cause`; the message says what that means for the stack. */
 export class ResourceOperationError extends DbcloudError {}
 
-/**
- * An error that makes the engine record the resource (created, but failed to initialise), so the
- * next `pulumi up` carries on. The provider host only looks for `id`, `properties` and `reasons`.
- */
+/** Makes the engine record the resource (created, failed to initialise); the host reads `id`, `properties`, `reasons`. */
 export class ResourceInitError extends ResourceOperationError {
   readonly reasons: string[];
   constructor(

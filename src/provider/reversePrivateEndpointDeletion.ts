@@ -1,14 +1,14 @@
+import { z } from "zod";
 import { AuthenticationError, PermissionDeniedError } from "../api/errors";
+import { isEndpointId } from "../api/guards";
 import { deadlineAfter, providerContext, readDeadline } from "./context";
 import { DEFAULT_DELETE_TIMEOUT_SECONDS } from "./defaults";
-import { endpointIdField, pickFields, timeoutField, uuidField, type Props } from "./inputs";
+import { pickFields, timeoutField, type Props } from "./inputs";
 import { isGone, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { checkAndDiff, defineResource, idOf, organizationIdField, validInputs } from "./spec";
+import { checkAndDiff, defineResource, idOf, organizationIdField, serviceIdField, validInputs } from "./spec";
 
-/* ReversePrivateEndpointDeletion: its spec, and every method of its provider. */
-
-/** ReversePrivateEndpointDeletion's spec (doc comments and descriptions: as in `serviceRunStateInputs.ts`). */
+/** ReversePrivateEndpointDeletion's spec (doc comments and descriptions: as in `serviceRunStateInputs.ts`), then its handlers. */
 export const reversePrivateEndpointDeletionSpec = defineResource({
   name: "ReversePrivateEndpointDeletion",
   description:
@@ -18,15 +18,14 @@ export const reversePrivateEndpointDeletionSpec = defineResource({
     /** Organization of the service (a uuid). Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
     organizationId: organizationIdField(),
     /** The service the endpoint belongs to (a uuid). */
-    serviceId: {
-      schema: uuidField("serviceId"),
-      description: "The service the endpoint belongs to (a uuid). Changing it replaces the resource.",
-      required: true,
-      replaces: true,
-    },
+    serviceId: serviceIdField(
+      "The service the endpoint belongs to (a uuid). Changing it replaces the resource.",
+    ),
     /** The endpoint to delete on destroy: 1 to 128 of letters, digits and `. _ : ~ -`, not dots alone. */
     reversePrivateEndpointId: {
-      schema: endpointIdField(),
+      schema: z.string({ error: "reversePrivateEndpointId must be a string" }).refine(isEndpointId, {
+        error: "reversePrivateEndpointId must be 1 to 128 characters of letters, digits and . _ : ~ -",
+      }),
       description: "The reverse private endpoint to delete when this resource is destroyed.",
       required: true,
       replaces: true,
@@ -105,8 +104,8 @@ export async function read(id: string, props: Props): Promise<{ id: string; prop
 }
 
 /**
- * DELETE within `timeoutSeconds`, retries included. Any 2xx is done, and so is already gone (which
- * also covers a retried DELETE whose first answer was lost); any other error keeps the resource.
+ * DELETE within `timeoutSeconds`, retries included. Already gone is done too (which covers a retried
+ * DELETE whose first answer was lost); any other error keeps the resource.
  */
 export async function remove(id: string, props: Props): Promise<void> {
   const inputs = validInputs(spec, "delete", props, id);

@@ -8,12 +8,9 @@ import { pickFields, requireIdOfProperties, requireValid, type Props } from "./i
 import { afterRead, lastCommandFromOutputs, mayPredate } from "./lastCommand";
 import { isGone, ResourceInitError, ResourceOperationError } from "./resourceErrors";
 import { consoleLog, destroying, refreshing } from "./progress";
-import { outputsOf, serviceRunStateSpec, withDefaults } from "./serviceRunStateInputs";
-import type { ServiceRunStateInputs } from "./serviceRunStateInputs";
-import { validInputs } from "./spec";
+import { outputsOf, serviceRunStateSpec, type ServiceRunStateInputs } from "./serviceRunStateInputs";
+import { validInputs, withDefaults } from "./spec";
 import { satisfies, targetOf } from "./stateTable";
-
-/* Create, update, read and delete of ServiceRunState. */
 
 type ConvergeTarget = Omit<ServiceRunStateInputs, "onDestroy" | "deleteTimeoutSeconds">;
 
@@ -75,15 +72,12 @@ function requireIds(operation: string, id: string, props: Props, detail = "") {
 /** Refresh: one GET; a service that no longer exists drops the resource. */
 export async function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
   const ids = requireIds("read", id, { ...props, serviceId: props.serviceId ?? id });
-  const inputs = withDefaults({ ...props, ...ids });
+  const inputs = withDefaults(serviceRunStateSpec, { ...props, ...ids });
   const { client, clock, tuning, signal } = providerContext();
   const previous = lastCommandFromOutputs(props.lastCommand, clock);
   try {
-    const deadline = readDeadline();
-    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, {
-      deadline,
-      signal,
-    });
+    const options = { deadline: readDeadline(), signal };
+    const { service } = await client.getService(inputs.organizationId, inputs.serviceId, options);
     const shown = service.state ?? "";
     const outputs = outputsOf(inputs, service, previous && afterRead(previous, shown));
     const kept = props.observedState;
@@ -117,10 +111,7 @@ function validTimeout(value: unknown): number | undefined {
     : undefined;
 }
 
-/**
- * Destroy. Anything but exactly `onDestroy: "stop"` makes no API call. A stop converges, bounded by
- * `deleteTimeoutSeconds`, else `timeoutSeconds`; its failure keeps the resource in the stack.
- */
+/** Destroy: anything but exactly `onDestroy: "stop"` makes no API call; a failed stop keeps the resource. */
 export async function remove(id: string, props: Props): Promise<void> {
   const serviceId = String(props.serviceId);
   const label = describeService({ name: props.serviceName as string | undefined }, serviceId);

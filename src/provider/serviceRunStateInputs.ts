@@ -2,12 +2,10 @@ import { z } from "zod";
 import { DbcloudError, quoted } from "../api/errors";
 import type { Service, ServiceEndpoint } from "../api/schemas";
 import { DEFAULT_ON_DESTROY, DEFAULT_TIMEOUT_SECONDS } from "./defaults";
-import { timeoutField, uuidField, type Props } from "./inputs";
+import { timeoutField } from "./inputs";
 import { lastCommandToOutputs, type SentCommand } from "./lastCommand";
-import { checkAndDiff, defineResource, organizationIdField, withDefaults as defaultsOf } from "./spec";
+import { checkAndDiff, defineResource, organizationIdField, serviceIdField, type InputsOf } from "./spec";
 import { satisfies, type DesiredState } from "./stateTable";
-
-/* ServiceRunState's spec, the inputs it derives (rules, defaults, check and diff), and its outputs; no output is ever undefined. */
 
 /** An imported service's desired state is the one it shows; otherwise import waits for it to settle. */
 function desiredFromObserved(serviceId: unknown, observed: unknown): DesiredState {
@@ -21,9 +19,8 @@ function desiredFromObserved(serviceId: unknown, observed: unknown): DesiredStat
 }
 
 /**
- * ServiceRunState: a service declared running or stopped; its handlers are in `serviceRunState.ts`.
- * Each input's and output's doc comment is what TypeScript programs read (the dynamic resource,
- * its `customTimeouts`); its `description` what the schema and the other languages' SDKs show.
+ * ServiceRunState's spec; its handlers are in `serviceRunState.ts`. A doc comment is what TypeScript
+ * programs read, a `description` what the schema and the other languages' SDKs show.
  */
 export const serviceRunStateSpec = defineResource({
   name: "ServiceRunState",
@@ -35,12 +32,7 @@ export const serviceRunStateSpec = defineResource({
     /** Organization of the service. Default: stack config `dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`. */
     organizationId: organizationIdField(),
     /** The service (a uuid). Changing it replaces the resource. */
-    serviceId: {
-      schema: uuidField("serviceId"),
-      description: "The service (a uuid). Changing it replaces the resource.",
-      required: true,
-      replaces: true,
-    },
+    serviceId: serviceIdField("The service (a uuid). Changing it replaces the resource."),
     /** The run state the service must be in. */
     state: {
       schema: z.enum(["running", "stopped"], { error: 'state must be "running" or "stopped"' }),
@@ -121,17 +113,14 @@ export const serviceRunStateSpec = defineResource({
 
 export const { check, diff } = checkAndDiff(serviceRunStateSpec);
 
-/** The inputs with their defaults; `deleteTimeoutSeconds` (absent: `timeoutSeconds`) only when set. */
-export const withDefaults = (props: Props) => defaultsOf(serviceRunStateSpec, props);
-
-export type ServiceRunStateInputs = ReturnType<typeof withDefaults>;
+export type ServiceRunStateInputs = InputsOf<ReturnType<typeof serviceRunStateSpec.fields>>;
 
 /** One endpoint of the service as the outputs keep it: every field there (absent as "" or 0, a username as null). */
 export type EndpointOutput = {
   [K in keyof ServiceEndpoint]-?: K extends "username" ? string | null : NonNullable<ServiceEndpoint[K]>;
 };
 
-/** The outputs after the API showed `service`: the inputs plus what it showed (the engine rejects undefined). */
+/** The inputs plus what the API showed, none undefined (the engine rejects undefined). */
 export function outputsOf(inputs: ServiceRunStateInputs, service: Service, lastCommand?: SentCommand) {
   // Not a spread followed by new keys, which V8 adds one by one on its slow path (every read).
   return Object.assign({}, inputs, {

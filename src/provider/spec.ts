@@ -13,30 +13,28 @@ import {
 } from "./inputs";
 
 /*
- * A resource said once: each input with its rule, default, description, whether a change replaces
- * the resource and whether it is secret; its outputs; its id and import id. The providers' check,
- * defaults and diff, the plugin's resource table and schema, and the input types derive from it.
+ * A resource said once: the providers' check, defaults and diff, the plugin's resource table and
+ * schema, and the input and output types derive from its spec.
  */
 
-/** What destroy, create or update the program's `customTimeouts` (or the engine's timeouts) bound. */
+/** The operations the program's `customTimeouts` (or the engine's timeouts) bound. */
 export type TimeoutKey = "create" | "update" | "delete";
 
-/** One input of a resource. */
 export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   schema: S;
-  /** What a user reads in the schema and the generated SDKs. */
+  /** What the schema and the generated SDKs show. */
   description: string;
   /** Check refuses inputs without it (organizationId after its configured default). */
   required?: boolean;
-  /** What check and every entry point take when it is left out. */
+  /** Taken when it is left out. */
   default?: z.infer<S>;
-  /** A change replaces the resource: it is part of what the resource names. */
+  /** A change replaces the resource. */
   replaces?: boolean;
   /** Its value is never quoted back in a message. */
   secret?: boolean;
-  /** The organization: left out, the provider's configured one (check) or the program's (the dynamic resource). */
+  /** Left out: the provider's configured organization (check), or the program's (the dynamic resource). */
   fromConfig?: boolean;
-  /** The timeouts that stand in for it when left out: the program's `customTimeouts`, the engine's. */
+  /** The timeouts that stand in for it when left out. */
   timeouts?: readonly TimeoutKey[];
   /** A value its rule refuses is taken as the default where state is read unchecked (refresh). */
   invalidIsDefault?: boolean;
@@ -53,11 +51,11 @@ export interface ResourceSpec<F extends Fields = Fields, O extends OutputTable =
   /** The type's name: `dbcloud:index:<name>`, the dynamic resource's `dbcloud:<name>`. */
   name: string;
   description: string;
-  /** The inputs, in order: built on first use (schemas are costly to build). */
+  /** The inputs, in order: built on first use, as schemas are costly to build. */
   fields: () => F;
   /** The outputs beyond the inputs, which every output repeats. */
   outputs: O;
-  /** Object types its outputs name: each a description and its properties. */
+  /** Object types its outputs name. */
   types?: Record<string, { description: string; properties: OutputTable }>;
   /** The inputs its id joins with "/", and how a message names each. */
   id: { fields: readonly string[]; labels: readonly string[] };
@@ -67,7 +65,6 @@ export interface ResourceSpec<F extends Fields = Fields, O extends OutputTable =
   adopt?: (outputs: Props) => Props;
 }
 
-/** A resource's spec, its fields built on first use. */
 export function defineResource<const F extends Fields, const O extends OutputTable>(
   spec: ResourceSpec<F, O>,
 ): ResourceSpec<F, O> {
@@ -118,10 +115,8 @@ const NO_ORGANIZATION =
   "or environment variable DBCLOUD_ORGANIZATION_ID";
 
 /**
- * A resource's check and diff, as its provider functions. Check fills in the configured
- * organization and the defaults, then validates every field. Diff replaces on a replacing input
- * unknown or changed, and updates on any other input changed, defaults applied (state written
- * before an input existed shows no change); outputs beyond the inputs are never compared.
+ * A resource's check and diff. Diff compares inputs with their defaults applied, so that state written
+ * before an input existed shows no change; outputs beyond the inputs are never compared.
  */
 export function checkAndDiff(spec: ResourceSpec) {
   const changed =
@@ -154,17 +149,14 @@ export function checkAndDiff(spec: ResourceSpec) {
   };
 }
 
-/** The resource's id from its inputs. */
 export function idOf(spec: ResourceSpec, inputs: Props): string {
   return spec.id.fields.map((name) => inputs[name]).join("/");
 }
 
-/** The input the given timeout stands in for, if any. */
 export function timeoutInput(spec: ResourceSpec, key: TimeoutKey): string | undefined {
   return Object.entries(spec.fields()).find(([, field]) => field.timeouts?.includes(key))?.[0];
 }
 
-/** Every resource's organization: check takes the configured one when it is left out. */
 export const ORGANIZATION_DESCRIPTION =
   "Organization of the service (a uuid). Default: the provider's `organizationId` (stack config " +
   "`dbcloud:organizationId`, then `DBCLOUD_ORGANIZATION_ID`).";
@@ -177,3 +169,6 @@ export const organizationIdField = () =>
     replaces: true,
     fromConfig: true,
   }) as const;
+
+export const serviceIdField = (description: string) =>
+  ({ schema: uuidField("serviceId"), description, required: true, replaces: true }) as const;

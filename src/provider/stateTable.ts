@@ -1,11 +1,10 @@
 import type { ServiceCommand } from "../api/options";
 
-/* How each API state counts for a desired run state (the README's table). Pure: the tests drive it directly. */
+/* How each API state counts for a desired run state: the README's table. */
 
 /** The run state a ServiceRunState declares. */
 export type DesiredState = "running" | "stopped";
 
-/** What to do next when the service is in some state and should be in another. */
 export type Decision =
   /** `warning` set when the state only counts as satisfied (degraded). */
   | { action: "satisfied"; warning?: string }
@@ -55,7 +54,6 @@ export function sentFrom(state: string, command: ServiceCommand): boolean {
   return decide(state, targetOf(command)).action === command;
 }
 
-/** The run state each command is sent for. */
 const TARGETS: Readonly<Record<ServiceCommand, DesiredState>> = { start: "running", stop: "stopped" };
 export const targetOf = (command: ServiceCommand): DesiredState => TARGETS[command];
 

@@ -6,14 +6,13 @@ import { isGone } from "./resourceErrors";
 
 /*
  * Warehouses share one data set: a primary's stop is refused while a secondary is not stopped, and a
- * secondary's start may be while its primary is stopped. No order of resources suits both, so such a refusal
- * means wait and try again; only the service's GET shows a warehouse, and only a re-send that it still holds.
+ * secondary's start may be while its primary is stopped. No order of resources suits both, so such a
+ * refusal means wait and try again.
  */
 
 /**
- * Statuses with a meaning of their own, never a warehouse's refusal. A 409 (a transition in progress)
- * is waited out either way; to a command a warehouse can refuse, it counts as the warehouse's, so a
- * deadline names the warehouse whichever status the server chose.
+ * Statuses with a meaning of their own, never a warehouse's refusal. A 409, waited out either way, counts
+ * as the warehouse's to a command it can refuse, so that a deadline names the warehouse.
  */
 const OWN_MEANING: readonly number[] = [401, 403, 404, 429];
 
@@ -26,10 +25,7 @@ export interface WarehouseWait {
   lastAnswer: string;
 }
 
-/**
- * The wait `error` starts or continues if it is a warehouse's refusal of `command`: a 4xx without a
- * meaning of its own, to a command the service's role can be refused (status and wording are undocumented).
- */
+/** The wait `error` starts or continues if it is a 4xx, of no meaning of its own, to a command the role can be refused. */
 export function warehouseRefusal(
   error: unknown,
   service: Service | undefined,

@@ -11,7 +11,7 @@ import {
   UNKNOWN_VALUE,
 } from "../../src/provider/inputs";
 import * as runState from "../../src/provider/serviceRunStateInputs";
-import { checkAndDiff, defineResource, organizationIdField } from "../../src/provider/spec";
+import { checkAndDiff, defineResource, organizationIdField, withDefaults } from "../../src/provider/spec";
 import { loadSecondCopy } from "../helpers/secondCopy";
 
 /*
@@ -117,7 +117,12 @@ describe("ServiceRunState check, as the first one in a provider process", () => 
     );
     // And the entry points then act on the defaults.
     assert.deepEqual(
-      runState.withDefaults({ organizationId: ORG, serviceId: SVC, state: "running", ...nulls }),
+      withDefaults(runState.serviceRunStateSpec, {
+        organizationId: ORG,
+        serviceId: SVC,
+        state: "running",
+        ...nulls,
+      }),
       {
         organizationId: ORG,
         serviceId: SVC,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { checkFields, uuidField, withSecrets } from "../../src/provider/inputs";
-import { outputsOf, serviceRunStateSpec, withDefaults } from "../../src/provider/serviceRunStateInputs";
-import { checkAndDiff, defineResource } from "../../src/provider/spec";
+import { outputsOf, serviceRunStateSpec } from "../../src/provider/serviceRunStateInputs";
+import { checkAndDiff, defineResource, withDefaults } from "../../src/provider/spec";
 
 /*
  * What the resources' specs promise beyond each resource's own tests: a value that is secret (by
@@ -64,7 +64,7 @@ describe("resource specs", () => {
   });
 
   it("ServiceRunState returns exactly the outputs its spec declares, each of its kind", () => {
-    const inputs = withDefaults({
+    const inputs = withDefaults(serviceRunStateSpec, {
       organizationId: ORG,
       serviceId: ORG,
       state: "running",
