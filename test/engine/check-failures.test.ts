@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
-import type { Emulator } from "../../src/emulator";
 import { ServiceRunState } from "../../src";
 import { captureProgram } from "../../src/engine-driver/capture";
 import { EngineStack } from "../../src/engine-driver/stack";
-import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
+import { startProviderHost } from "../../src/engine-driver/host";
 import {
   baseConfig,
   byName,
@@ -23,23 +22,18 @@ import { ROOT } from "../helpers/repoFiles";
 describe("engine: check failures, init failures and secrets through the real host", function () {
   this.timeout(60_000);
   const shared = sharedHost({ transitions: { starting: 2_500 } }, "engine-test");
-  let emulator: Emulator;
-  let host: ProviderHost;
-  before(() => {
-    ({ emulator, host } = shared);
-  });
 
   const capture = (program: () => void) =>
     captureProgram(program, {
       project: "engine-test",
       stack: "test",
-      config: baseConfig(emulator),
+      config: baseConfig(shared.emulator),
       secretKeys: SECRET_KEYS,
     });
 
   /** A stopped service under a fresh id. */
   const seedStopped = (name: string) =>
-    emulator.addService({ organizationId: ORG, name, state: "stopped" }).id;
+    shared.emulator.addService({ organizationId: ORG, name, state: "stopped" }).id;
 
   it("bad inputs come back from preview as check failures naming each property, before any request", async () => {
     const resources = await capture(() => {
@@ -49,14 +43,17 @@ describe("engine: check failures, init failures and secrets through the real hos
         timeoutSeconds: -5,
       });
     });
-    const stack = new EngineStack(host, { config: baseConfig(emulator), secretKeys: SECRET_KEYS });
-    const mark = lastSeq(emulator);
+    const stack = new EngineStack(shared.host, {
+      config: baseConfig(shared.emulator),
+      secretKeys: SECRET_KEYS,
+    });
+    const mark = lastSeq(shared.emulator);
     const result = await stack.preview(resources);
     assert.equal(result.ok, false);
     const failures = result.steps[0].failures!;
     assert.deepEqual(failures.map((f) => f.property).sort(), ["serviceId", "state", "timeoutSeconds"]);
     assert.match(failures.find((f) => f.property === "state")!.reason, /"running" or "stopped".*paused/);
-    assert.deepEqual(requestsSince(emulator, mark), [], "no request of any kind during the preview");
+    assert.deepEqual(requestsSince(shared.emulator, mark), [], "no request of any kind during the preview");
   });
 
   it("a deadline passed after the start was accepted records the resource; the next up finishes the job", async () => {
@@ -64,7 +61,10 @@ describe("engine: check failures, init failures and secrets through the real hos
     const resources = await capture(() => {
       new ServiceRunState("slow", { serviceId: service, state: "running", timeoutSeconds: 0.5 });
     });
-    const stack = new EngineStack(host, { config: baseConfig(emulator), secretKeys: SECRET_KEYS });
+    const stack = new EngineStack(shared.host, {
+      config: baseConfig(shared.emulator),
+      secretKeys: SECRET_KEYS,
+    });
     const first = await stack.up(resources);
     assert.equal(first.ok, false);
     assert.equal(first.steps[0].kind, "failed");
@@ -82,17 +82,18 @@ describe("engine: check failures, init failures and secrets through the real hos
     assert.equal(last.seen, true, "a poll showed starting");
 
     // Once the service got there, the next up carries on from the recorded state: no second start.
-    while (emulator.service(service)?.state !== "running") await new Promise((r) => setTimeout(r, 100));
-    const mark = lastSeq(emulator);
+    while (shared.emulator.service(service)?.state !== "running")
+      await new Promise((r) => setTimeout(r, 100));
+    const mark = lastSeq(shared.emulator);
     const second = await stack.up(resources);
     assert.ok(second.ok, JSON.stringify(second.steps));
     assert.equal(second.steps[0].kind, "update");
     assert.equal(byName(stack, "slow")!.outputs.observedState, "running");
     assert.equal(byName(stack, "slow")!.initErrors, undefined);
     assert.deepEqual(byName(stack, "slow")!.outputs.lastCommand, last, "kept: this up sent nothing");
-    assert.equal(requestsSince(emulator, mark).filter((r) => r.method === "PATCH").length, 0);
+    assert.equal(requestsSince(shared.emulator, mark).filter((r) => r.method === "PATCH").length, 0);
     assert.deepEqual(
-      requestsAbout(emulator, service)
+      requestsAbout(shared.emulator, service)
         .filter((r) => r.method === "PATCH")
         .map((r) => r.command),
       ["start"],
@@ -107,7 +108,7 @@ describe("engine: check failures, init failures and secrets through the real hos
       new ServiceRunState("secretive", { serviceId: pulumi.secret(service), state: "running" });
     });
     assert.equal(resources[0].providerIsSecret, false, "a secret input does not make the provider secret");
-    // A host configured once per provider text: the wrong secret only applies to a new host.
+    // A host configured once per provider text: the wrong secret only applies to a new shared.host.
     const other = await startProviderHost({
       cwd: ROOT,
       project: "engine-test",
@@ -115,7 +116,7 @@ describe("engine: check failures, init failures and secrets through the real hos
     });
     try {
       const failing = new EngineStack(other, {
-        config: { ...baseConfig(emulator), "dbcloud:apiKeySecret": "wrong-secret-value-123" },
+        config: { ...baseConfig(shared.emulator), "dbcloud:apiKeySecret": "wrong-secret-value-123" },
         secretKeys: SECRET_KEYS,
       });
       const result = await failing.up(resources);
@@ -129,7 +130,9 @@ describe("engine: check failures, init failures and secrets through the real hos
       ].join("\n");
       assert.ok(!everything.includes("wrong-secret-value-123"), "the secret is not echoed");
       assert.ok(
-        !everything.includes(Buffer.from(`${emulator.keyId}:wrong-secret-value-123`).toString("base64")),
+        !everything.includes(
+          Buffer.from(`${shared.emulator.keyId}:wrong-secret-value-123`).toString("base64"),
+        ),
       );
     } finally {
       await other.stop();

@@ -1,7 +1,4 @@
 import assert from "node:assert/strict";
-import type { Emulator } from "../../src/emulator";
-import { EngineStack } from "../../src/engine-driver/stack";
-import type { ProviderHost } from "../../src/engine-driver/host";
 import {
   byName,
   captureExample,
@@ -10,9 +7,8 @@ import {
   requestsAbout,
   requestsSince,
   seedAnalytics,
-  SECRET_KEYS,
-  sharedHost,
-  PROJECT,
+  exampleStackHost,
+  newStack,
   ORG,
 } from "../helpers/exampleStack";
 
@@ -26,26 +22,11 @@ import {
 
 describe("engine: the example stack through the real provider host", function () {
   this.timeout(60_000);
-  const shared = sharedHost(
-    {
-      transitions: { starting: 600, stopping: 1_000 },
-      visibilityLagMs: 100,
-      rateLimit: { requests: 10, windowMs: 1_000 },
-    },
-    PROJECT,
-  );
-  let emulator: Emulator;
-  let host: ProviderHost;
-  before(() => {
-    ({ emulator, host } = shared);
-  });
-
-  const newStack = (config: Record<string, string>) =>
-    new EngineStack(host, { config, secretKeys: SECRET_KEYS });
+  const example = exampleStackHost();
 
   it("captures both dynamic resources with their type tokens and a provider holding no credential", async () => {
-    const ids = seedAnalytics(emulator, "stopped");
-    const resources = await captureExample(exampleConfig(emulator, ids, "running"));
+    const ids = seedAnalytics(example.emulator, "stopped");
+    const resources = await captureExample(exampleConfig(example.emulator, ids, "running"));
     const types = resources.map((r) => r.type).sort();
     assert.deepEqual(types, [
       "pulumi-nodejs:dynamic/dbcloud:ReversePrivateEndpointDeletion",
@@ -55,7 +36,7 @@ describe("engine: the example stack through the real provider host", function ()
       const provider = resource.inputs.__provider;
       assert.equal(typeof provider, "string");
       assert.equal(resource.providerIsSecret, false, "no secret was captured, so the provider is not secret");
-      for (const secret of [emulator.keySecret, emulator.keyId, emulator.url]) {
+      for (const secret of [example.emulator.keySecret, example.emulator.keyId, example.emulator.url]) {
         assert.ok(
           !(provider as string).includes(secret),
           `the serialized provider must not contain ${secret}`,
@@ -68,27 +49,27 @@ describe("engine: the example stack through the real provider host", function ()
   });
 
   it("preview of a new stack plans creates and sends no API request", async () => {
-    const ids = seedAnalytics(emulator, "stopped");
-    const config = exampleConfig(emulator, ids, "running");
+    const ids = seedAnalytics(example.emulator, "stopped");
+    const config = exampleConfig(example.emulator, ids, "running");
     const resources = await captureExample(config);
-    const stack = newStack(config);
+    const stack = newStack(example.host, config);
 
-    const mark = lastSeq(emulator);
+    const mark = lastSeq(example.emulator);
     const result = await stack.preview(resources);
     assert.ok(result.ok);
     assert.deepEqual(
       result.steps.map((s) => s.kind),
       ["create", "create"],
     );
-    assert.deepEqual(requestsSince(emulator, mark), [], "no request of any kind during the preview");
-    assert.deepEqual(requestsAbout(emulator, ids.serviceId), []);
+    assert.deepEqual(requestsSince(example.emulator, mark), [], "no request of any kind during the preview");
+    assert.deepEqual(requestsAbout(example.emulator, ids.serviceId), []);
   });
 
   it("up on a new stack starts the stopped service, waits, and records the endpoint", async () => {
-    const ids = seedAnalytics(emulator, "stopped");
-    const config = exampleConfig(emulator, ids, "running");
+    const ids = seedAnalytics(example.emulator, "stopped");
+    const config = exampleConfig(example.emulator, ids, "running");
     const resources = await captureExample(config);
-    const stack = newStack(config);
+    const stack = newStack(example.host, config);
 
     const result = await stack.up(resources);
     assert.ok(result.ok, JSON.stringify(result.steps));
@@ -103,12 +84,12 @@ describe("engine: the example stack through the real provider host", function ()
     assert.equal(typeof analytics.outputs.__provider, "string", "state keeps the serialized provider");
     const endpoint = byName(stack, "pipes-endpoint")!;
     assert.equal(endpoint.id, `${ORG}/${ids.serviceId}/${ids.endpointId}`);
-    assert.equal(emulator.service(ids.serviceId)?.state, "running");
+    assert.equal(example.emulator.service(ids.serviceId)?.state, "running");
     assert.ok(
-      emulator.hasEndpoint(ids.serviceId, ids.endpointId),
+      example.emulator.hasEndpoint(ids.serviceId, ids.endpointId),
       "creating the deletion resource deletes nothing",
     );
-    const requests = requestsAbout(emulator, ids.serviceId);
+    const requests = requestsAbout(example.emulator, ids.serviceId);
     assert.deepEqual(
       requests.filter((r) => r.method === "PATCH").map((r) => r.command),
       ["start"],
@@ -121,16 +102,16 @@ describe("engine: the example stack through the real provider host", function ()
   });
 
   it("an out-of-band stop of a converged service shows as drift on refresh, and the next up converges", async () => {
-    const ids = seedAnalytics(emulator, "running");
-    const config = exampleConfig(emulator, ids, "running");
+    const ids = seedAnalytics(example.emulator, "running");
+    const config = exampleConfig(example.emulator, ids, "running");
     const resources = await captureExample(config);
-    const stack = newStack(config);
+    const stack = newStack(example.host, config);
     // Precondition: a converged stack, the service running as declared.
     const converged = await stack.up(resources);
     assert.ok(converged.ok, JSON.stringify(converged.steps));
     assert.equal(byName(stack, "analytics")!.outputs.observedState, "running");
 
-    emulator.setState(ids.serviceId, "stopped");
+    example.emulator.setState(ids.serviceId, "stopped");
     const refreshed = await stack.refresh();
     const analytics = refreshed.steps.find((s) => s.name === "analytics")!;
     assert.equal(analytics.kind, "drift");
@@ -140,12 +121,12 @@ describe("engine: the example stack through the real provider host", function ()
     const preview = await stack.preview(resources);
     assert.equal(preview.steps.find((s) => s.name === "analytics")!.kind, "update");
 
-    const mark = lastSeq(emulator);
+    const mark = lastSeq(example.emulator);
     const result = await stack.up(resources);
     assert.ok(result.ok);
     assert.equal(byName(stack, "analytics")!.outputs.observedState, "running");
     assert.deepEqual(
-      requestsSince(emulator, mark)
+      requestsSince(example.emulator, mark)
         .filter((r) => r.method === "PATCH")
         .map((r) => `${r.serviceId} ${r.command}`),
       [`${ids.serviceId} start`],
@@ -153,23 +134,23 @@ describe("engine: the example stack through the real provider host", function ()
   });
 
   it("changing the desired state of a running service to stopped stops it, with progress lines on the host's stdout", async () => {
-    const ids = seedAnalytics(emulator, "running");
-    const runningConfig = exampleConfig(emulator, ids, "running");
-    const stack = newStack(runningConfig);
+    const ids = seedAnalytics(example.emulator, "running");
+    const runningConfig = exampleConfig(example.emulator, ids, "running");
+    const stack = newStack(example.host, runningConfig);
     // Precondition: a converged stack, the service running as declared.
     const converged = await stack.up(await captureExample(runningConfig));
     assert.ok(converged.ok, JSON.stringify(converged.steps));
     assert.equal(byName(stack, "analytics")!.outputs.observedState, "running");
 
-    const stopped = await captureExample(exampleConfig(emulator, ids, "stopped"));
+    const stopped = await captureExample(exampleConfig(example.emulator, ids, "stopped"));
     const preview = await stack.preview(stopped);
     assert.equal(preview.steps.find((s) => s.name === "analytics")!.kind, "update");
-    const linesBefore = host.stdout.length;
+    const linesBefore = example.host.stdout.length;
     const result = await stack.up(stopped);
     assert.ok(result.ok, JSON.stringify(result.steps));
     assert.equal(byName(stack, "analytics")!.outputs.observedState, "stopped");
-    assert.equal(emulator.service(ids.serviceId)?.state, "stopped");
-    const lines = host.stdout.slice(linesBefore);
+    assert.equal(example.emulator.service(ids.serviceId)?.state, "stopped");
+    const lines = example.host.stdout.slice(linesBefore);
     const label = `service "analytics" \\(${ids.serviceId.slice(0, 8)}…\\)`;
     assert.ok(
       lines.some((l) => new RegExp(`${label}: sent stop \\(was running\\)`).test(l)),

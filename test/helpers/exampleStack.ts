@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { startEmulator, type Emulator, type EmulatorOptions, type RequestLogEntry } from "../../src/emulator";
 import { captureProgram, type CapturedResource } from "../../src/engine-driver/capture";
-import type { EngineStack } from "../../src/engine-driver/stack";
+import { EngineStack } from "../../src/engine-driver/stack";
 import { startProviderHost, type ProviderHost } from "../../src/engine-driver/host";
 import { providerConfig } from "./providerConfig";
 import { ROOT } from "./repoFiles";
@@ -97,3 +97,19 @@ export function sharedHost(emulatorOptions: EmulatorOptions, project: string): S
   });
   return shared;
 }
+
+/** examples/basic's SharedHost: transitions of about a second, a short visibility lag, 10 requests a second. */
+export function exampleStackHost(): SharedHost {
+  return sharedHost(
+    {
+      transitions: { starting: 600, stopping: 1_000 },
+      visibilityLagMs: 100,
+      rateLimit: { requests: 10, windowMs: 1_000 },
+    },
+    PROJECT,
+  );
+}
+
+/** A fresh stack on `host` with `config` (the key secret marked secret). */
+export const newStack = (host: ProviderHost, config: Record<string, string>) =>
+  new EngineStack(host, { config, secretKeys: SECRET_KEYS });

@@ -2,9 +2,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ApiClient } from "../../src/api/client";
 import { systemClock } from "../../src/api/clock";
-import type { ApiClientOptions } from "../../src/api/options";
 import { RateBudget } from "../../src/api/rateBudget";
-import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
+import { failureOf, quickRetryClient, serviceBody } from "../helpers/apiClient";
 import { scriptedServer, type HostileServer } from "../helpers/hostileServer";
 import { virtualClock } from "../helpers/virtualClock";
 
@@ -19,8 +18,7 @@ const SVC = randomUUID();
 const scripted = (statuses: number[]) => scriptedServer(statuses, serviceBody(SVC, "r-1"));
 
 /** Retries here wait 10 to 20 ms. */
-const clientFor = (server: HostileServer, overrides: Partial<ApiClientOptions> = {}) =>
-  testClient(server, { retry: { baseDelayMs: 10, maxDelayMs: 20 }, ...overrides });
+const clientFor = quickRetryClient;
 
 describe("client bookkeeping", function () {
   this.timeout(20_000);

@@ -11,7 +11,7 @@ import {
   ServerError,
 } from "../../src/api/errors";
 import type { ApiClientOptions } from "../../src/api/options";
-import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
+import { failureOf, quickRetryClient, serviceBody } from "../helpers/apiClient";
 import { scriptedServer, type HostileServer } from "../helpers/hostileServer";
 import { virtualClock } from "../helpers/virtualClock";
 
@@ -28,8 +28,7 @@ const SERVICE_BODY = serviceBody(SVC, "r-1");
 const scripted = (statuses: number[]) => scriptedServer(statuses, SERVICE_BODY);
 
 /** Retries here wait 10 to 20 ms. */
-const clientFor = (server: HostileServer, overrides: Partial<ApiClientOptions> = {}) =>
-  testClient(server, { retry: { baseDelayMs: 10, maxDelayMs: 20 }, ...overrides });
+const clientFor = quickRetryClient;
 
 describe("client bookkeeping", function () {
   this.timeout(20_000);

@@ -4,8 +4,6 @@ import { MemoryLedger } from "../../src/api/ledger";
 import { RedisBudget } from "../../src/api/redisBudget";
 import { storeKeyPrefix } from "../../src/api/storeAddress";
 import { StoreBudget } from "../../src/api/storeBudget";
-import type { Emulator } from "../../src/emulator";
-import type { RedisServer } from "../helpers/redisServer";
 import { address, LIMIT, ONE_A_SECOND, storeRigEachTest } from "../helpers/storeRig";
 
 /*
@@ -19,17 +17,11 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   this.timeout(60_000);
   const rig = storeRigEachTest();
   const { budgets } = rig;
-  let emulator: Emulator | undefined;
-  let redis: RedisServer | undefined;
-  beforeEach(() => {
-    emulator = rig.emulator;
-    redis = undefined;
-  });
 
   it("a free slot goes to the poll that ranks first across machines, not the one that asked first", async () => {
-    redis = await rig.startRedis();
+    const redis = await rig.startRedis();
     const store = address(redis.url);
-    const prefix = storeKeyPrefix(emulator!.url, "key-d", LIMIT);
+    const prefix = storeKeyPrefix(rig.emulator.url, "key-d", LIMIT);
     const [young, old] = [0, 1].map(
       () => new RedisBudget(store, prefix, ONE_A_SECOND, 3_000, () => undefined),
     );
@@ -52,8 +44,8 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   });
 
   it("a fresh window lets its whole allowance go at once: the next request waits for the first to leave it", async () => {
-    redis = await rig.startRedis();
-    const prefix = storeKeyPrefix(emulator!.url, "key-f", LIMIT);
+    const redis = await rig.startRedis();
+    const prefix = storeKeyPrefix(rig.emulator.url, "key-f", LIMIT);
     const store = new RedisBudget(address(redis.url), prefix, LIMIT, 3_000, () => undefined);
     try {
       for (let i = 0; i < LIMIT.requests; i++)
@@ -67,8 +59,8 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   });
 
   it("polls go a slot apart through the store, while a command in the same window still goes at once", async () => {
-    redis = await rig.startRedis();
-    const prefix = storeKeyPrefix(emulator!.url, "key-p", LIMIT);
+    const redis = await rig.startRedis();
+    const prefix = storeKeyPrefix(rig.emulator.url, "key-p", LIMIT);
     const store = new RedisBudget(address(redis.url), prefix, LIMIT, 3_000, () => undefined);
     try {
       assert.deepEqual(await store.admitPoll(0, "p1"), { admitted: true, waitMs: 0 });
@@ -85,9 +77,9 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   });
 
   it("a command is not held behind its own process's polls while the store spaces them", async () => {
-    redis = await rig.startRedis();
+    const redis = await rig.startRedis();
     const limit = { requests: 4, windowMs: 2_000 };
-    const prefix = storeKeyPrefix(emulator!.url, "key-q", limit);
+    const prefix = storeKeyPrefix(rig.emulator.url, "key-q", limit);
     const other = new RedisBudget(address(redis.url), prefix, limit, 6_000, () => undefined);
     const store = new RedisBudget(address(redis.url), prefix, limit, 6_000, () => undefined);
     const budget = new StoreBudget(limit, systemClock, new MemoryLedger(), store);
@@ -110,10 +102,10 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   });
 
   it("a poll waiting out a full window keeps its bid: the longer wait still goes first when the window frees", async () => {
-    redis = await rig.startRedis();
+    const redis = await rig.startRedis();
     const limit = { requests: 4, windowMs: 2_000 };
-    const prefix = storeKeyPrefix(emulator!.url, "key-r", limit);
-    const store = () => new RedisBudget(address(redis!.url), prefix, limit, 6_000, () => undefined);
+    const prefix = storeKeyPrefix(rig.emulator.url, "key-r", limit);
+    const store = () => new RedisBudget(address(redis.url), prefix, limit, 6_000, () => undefined);
     const other = store();
     const [young, old] = [store(), store()].map(
       (s) => new StoreBudget(limit, systemClock, new MemoryLedger(), s),
@@ -134,8 +126,8 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   });
 
   it("a send checks the window ending when it goes: a late one cannot crowd it past the limit", async () => {
-    redis = await rig.startRedis();
-    const prefix = storeKeyPrefix(emulator!.url, "key-e", LIMIT);
+    const redis = await rig.startRedis();
+    const prefix = storeKeyPrefix(rig.emulator.url, "key-e", LIMIT);
     const store = new RedisBudget(
       address(redis.url),
       prefix,
@@ -155,13 +147,13 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   });
 
   it("two keys are kept apart, and only one of two machines takes the last free slot", async () => {
-    redis = await rig.startRedis();
+    const redis = await rig.startRedis();
     const store = address(redis.url);
     const stores = ["key-a", "key-a", "key-b", "key-c", "key-c"].map(
       (keyId) =>
         new RedisBudget(
           store,
-          storeKeyPrefix(emulator!.url, keyId, LIMIT),
+          storeKeyPrefix(rig.emulator.url, keyId, LIMIT),
           ONE_A_SECOND,
           3_000,
           () => undefined,

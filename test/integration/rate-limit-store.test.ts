@@ -5,9 +5,8 @@ import { MemoryLedger } from "../../src/api/ledger";
 import { RedisBudget } from "../../src/api/redisBudget";
 import { storeKeyPrefix, type StoreAddress } from "../../src/api/storeAddress";
 import { StoreBudget, storeBudget } from "../../src/api/storeBudget";
-import type { Emulator } from "../../src/emulator";
-import type { RedisServer } from "../helpers/redisServer";
 import { steppedClock } from "../helpers/steppedClock";
+import type { Emulator } from "../../src/emulator";
 import { address, LIMIT, storeRigEachTest } from "../helpers/storeRig";
 
 /*
@@ -34,12 +33,6 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   this.timeout(60_000);
   const rig = storeRigEachTest();
   const { budgets } = rig;
-  let emulator: Emulator | undefined;
-  let redis: RedisServer | undefined;
-  beforeEach(() => {
-    emulator = rig.emulator;
-    redis = undefined;
-  });
 
   /** Every machine reads every service `rounds` times, all at once. */
   async function readAll(machines: { client: ApiClient }[], rounds: number) {
@@ -53,21 +46,21 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   }
 
   it("four machines on one key through one store: every request goes through, none is answered 429", async () => {
-    redis = await rig.startRedis();
+    const redis = await rig.startRedis();
     const warnings: string[] = [];
-    const machines = Array.from({ length: 4 }, () => machine(emulator!, address(redis!.url), warnings));
+    const machines = Array.from({ length: 4 }, () => machine(rig.emulator, address(redis.url), warnings));
     budgets.push(...machines.map((m) => m.budget));
     await readAll(machines, 8);
-    const answered = emulator!.requests;
+    const answered = rig.emulator.requests;
     assert.equal(answered.filter((r) => r.status === 429).length, 0, "no 429");
     assert.equal(answered.length, 32, "each request sent once");
     assert.deepEqual(warnings, []);
   });
 
   it("the store stopped mid-run: each machine warns once and goes on with its own budget, nothing lost", async () => {
-    redis = await rig.startRedis({ password: "store-pass-Zq81" });
+    const redis = await rig.startRedis({ password: "store-pass-Zq81" });
     const warnings: string[] = [];
-    const machines = Array.from({ length: 2 }, () => machine(emulator!, address(redis!.url), warnings));
+    const machines = Array.from({ length: 2 }, () => machine(rig.emulator, address(redis.url), warnings));
     budgets.push(...machines.map((m) => m.budget));
     await readAll(machines, 3);
     await redis.stop();
@@ -77,23 +70,23 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
       assert.match(warning, /redis:\/\/127\.0\.0\.1:\d+ failed/);
       assert.ok(!warning.includes("store-pass-Zq81"), "no password in the warning");
     }
-    const answered = emulator!.requests.filter((r) => r.status !== 429);
+    const answered = rig.emulator.requests.filter((r) => r.status !== 429);
     assert.equal(answered.length, 18, "every request answered");
   });
 
   it("a password-protected store admits with the right password; a wrong one falls back without naming either", async () => {
-    redis = await rig.startRedis({ password: "right-pass-7Hk2" });
+    const redis = await rig.startRedis({ password: "right-pass-7Hk2" });
     const warnings: string[] = [];
-    const good = machine(emulator!, address(redis.url), warnings);
+    const good = machine(rig.emulator, address(redis.url), warnings);
     const wrongUrl = redis.url.replace("right-pass-7Hk2", "wrong-pass-p4Vd");
-    const wrong = machine(emulator!, address(wrongUrl), warnings);
+    const wrong = machine(rig.emulator, address(wrongUrl), warnings);
     budgets.push(good.budget, wrong.budget);
     await readAll([good], 2);
     assert.deepEqual(warnings, []);
     const reader = createClient({ url: redis.url });
     await reader.connect();
     try {
-      const prefix = storeKeyPrefix(emulator!.url, emulator!.keyId, LIMIT);
+      const prefix = storeKeyPrefix(rig.emulator.url, rig.emulator.keyId, LIMIT);
       const ttl = await reader.pTTL(`${prefix}:slots`);
       assert.ok(ttl > 0 && ttl <= 5 * LIMIT.windowMs, `the entry expires by itself (PTTL ${ttl})`);
       assert.deepEqual(await reader.keys("*secret*"), [], "no key material in a key name");
@@ -106,8 +99,8 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
   });
 
   it("a budget on a working store sends a fresh window's allowance without pacing; on a failed one it paces", async () => {
-    redis = await rig.startRedis();
-    const prefix = storeKeyPrefix(emulator!.url, "key-g", LIMIT);
+    const redis = await rig.startRedis();
+    const prefix = storeKeyPrefix(rig.emulator.url, "key-g", LIMIT);
     const stepped = steppedClock();
     const store = new RedisBudget(address(redis.url), prefix, LIMIT, 3_000, () => undefined);
     const budget = new StoreBudget(LIMIT, stepped.clock, new MemoryLedger(), store, 0);
@@ -115,7 +108,6 @@ describe("rate limit store: one budget in Redis for every machine on the key", f
     for (let i = 0; i < LIMIT.requests; i++) (await budget.take()).answered();
     assert.equal(stepped.now(), 0, "ten requests granted with no wait on the budget's clock");
     await redis.stop();
-    redis = undefined;
     assert.equal(await store.admit(Infinity, "after"), undefined, "the store is gone");
     const paced = new StoreBudget(LIMIT, stepped.clock, new MemoryLedger(), store, 0);
     budgets.push(paced);
