@@ -18,6 +18,14 @@ export function testClient(server: { url: string }, overrides: Partial<ApiClient
   return new ApiClient({ apiUrl: server.url, ...TEST_KEY, rateLimit: false, ...overrides });
 }
 
+/** A test client whose retries wait 10 to 20 ms (for tests that count attempts, not waits). */
+export function quickRetryClient(
+  server: { url: string },
+  overrides: Partial<ApiClientOptions> = {},
+): ApiClient {
+  return testClient(server, { retry: { baseDelayMs: 10, maxDelayMs: 20 }, ...overrides });
+}
+
 /** The API's answer to a GET of service `id`, running: the envelope, with `requestId` when given. */
 export function serviceBody(id: string, requestId?: string): string {
   return JSON.stringify({

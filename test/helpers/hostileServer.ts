@@ -91,3 +91,12 @@ export async function configureProviderFor(
     providerConfig({ url: server.url, keyId, keySecret }, { organizationId, rateLimit: "off" }),
   );
 }
+
+/** Answers with `statuses` in order (the last one repeats): a 200 with `okBody`, others an error envelope. */
+export function scriptedServer(statuses: number[], okBody: string): Promise<HostileServer> {
+  return startHostileServer((_req, res, { count }) => {
+    const status = statuses[Math.min(count, statuses.length) - 1];
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(status === 200 ? okBody : JSON.stringify({ status, error: `answer ${count}` }));
+  });
+}

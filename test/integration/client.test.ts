@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ApiClient } from "../../src/api/client";
 import type { ApplyBudget } from "../../src/api/options";
-import { systemClock } from "../../src/api/clock";
 import {
   ApiError,
   ApiTimeoutError,
@@ -12,9 +11,8 @@ import {
   ServerError,
 } from "../../src/api/errors";
 import type { ApiClientOptions } from "../../src/api/options";
-import { RateBudget } from "../../src/api/rateBudget";
-import { failureOf, serviceBody, testClient } from "../helpers/apiClient";
-import { startHostileServer, type HostileServer } from "../helpers/hostileServer";
+import { failureOf, quickRetryClient, serviceBody } from "../helpers/apiClient";
+import { scriptedServer, type HostileServer } from "../helpers/hostileServer";
 import { virtualClock } from "../helpers/virtualClock";
 
 /*
@@ -27,18 +25,10 @@ const SVC = randomUUID();
 const SERVICE_PATH = `/v1/organizations/${ORG}/services/${SVC}`;
 const SERVICE_BODY = serviceBody(SVC, "r-1");
 
-/** Answers with the statuses in order (the last one repeats); 200 carries a Service. */
-async function scriptedServer(statuses: number[]): Promise<HostileServer> {
-  return startHostileServer((_req, res, { count }) => {
-    const status = statuses[Math.min(count, statuses.length) - 1];
-    res.writeHead(status, { "content-type": "application/json" });
-    res.end(status === 200 ? SERVICE_BODY : JSON.stringify({ status, error: `answer ${count}` }));
-  });
-}
+const scripted = (statuses: number[]) => scriptedServer(statuses, SERVICE_BODY);
 
 /** Retries here wait 10 to 20 ms. */
-const clientFor = (server: HostileServer, overrides: Partial<ApiClientOptions> = {}) =>
-  testClient(server, { retry: { baseDelayMs: 10, maxDelayMs: 20 }, ...overrides });
+const clientFor = quickRetryClient;
 
 describe("client bookkeeping", function () {
   this.timeout(20_000);
@@ -109,7 +99,7 @@ describe("client bookkeeping", function () {
   });
 
   it("counts attempts, retries and answers by status", async () => {
-    server = await scriptedServer([503, 502, 200]);
+    server = await scripted([503, 502, 200]);
     const client = clientFor(server);
     await client.getService(ORG, SVC);
     assert.equal(client.stats.attempts, 3);
@@ -119,7 +109,7 @@ describe("client bookkeeping", function () {
   });
 
   it("a command other than start or stop is refused before anything is sent", async () => {
-    server = await scriptedServer([200]);
+    server = await scripted([200]);
     await assert.rejects(clientFor(server).changeServiceState(ORG, SVC, "restart" as "start"), {
       name: "InvalidInputError",
       message: 'command must be "start" or "stop", got "restart"',
@@ -128,7 +118,7 @@ describe("client bookkeeping", function () {
   });
 
   it("the command bound counts every PATCH sent except refusals, and sends none past it", async () => {
-    server = await scriptedServer([409, 429, 200]);
+    server = await scripted([409, 429, 200]);
     const bound: ApplyBudget = { used: 0, max: 1 };
     const client = clientFor(server);
     await assert.rejects(client.changeServiceState(ORG, SVC, "start", { applyBudget: bound }), ConflictError);
@@ -145,7 +135,7 @@ describe("client bookkeeping", function () {
   });
 
   it("a bound spent by retries ends with the last answer, not a new request", async () => {
-    server = await scriptedServer([503]);
+    server = await scripted([503]);
     const bound: ApplyBudget = { used: 0, max: 2 };
     const error = await failureOf(
       clientFor(server).changeServiceState(ORG, SVC, "stop", { applyBudget: bound }),
@@ -157,37 +147,37 @@ describe("client bookkeeping", function () {
   });
 
   it("possibly applied: a change after a 5xx, never a GET, never a change refused with a 4xx only", async () => {
-    server = await scriptedServer([503, 409]);
+    server = await scripted([503, 409]);
     const afterServerError = await failureOf(clientFor(server).changeServiceState(ORG, SVC, "start"));
     assert.ok(afterServerError instanceof ConflictError);
     assert.equal(afterServerError.possiblyApplied, true);
     await server.close();
-    server = await scriptedServer([400]);
+    server = await scripted([400]);
     assert.equal(
       (await failureOf(clientFor(server).changeServiceState(ORG, SVC, "start"))).possiblyApplied,
       false,
     );
     await server.close();
-    server = await scriptedServer([503]);
+    server = await scripted([503]);
     const get = await failureOf(clientFor(server, { retry: { maxAttempts: 2 } }).getService(ORG, SVC));
     assert.equal(get.possiblyApplied, false);
   });
 
   it("possibly applied from exactly 500 up; a 499 is a refusal", async () => {
-    server = await scriptedServer([500, 409]);
+    server = await scripted([500, 409]);
     const afterFiveHundred = await failureOf(clientFor(server).changeServiceState(ORG, SVC, "stop"));
     assert.ok(afterFiveHundred instanceof ConflictError, String(afterFiveHundred));
     assert.equal(server.requests.length, 2);
     assert.equal(afterFiveHundred.possiblyApplied, true);
     await server.close();
-    server = await scriptedServer([499]);
+    server = await scripted([499]);
     const refused = await failureOf(clientFor(server).changeServiceState(ORG, SVC, "stop"));
     assert.equal(server.requests.length, 1);
     assert.equal(refused.possiblyApplied, false);
   });
 
   it("a deadline already passed fails before sending, saying so", async () => {
-    server = await scriptedServer([200]);
+    server = await scripted([200]);
     const error = await failureOf(clientFor(server).getService(ORG, SVC, { deadline: Date.now() - 1 }));
     assert.ok(error instanceof ApiTimeoutError, String(error));
     assert.equal(
@@ -198,7 +188,7 @@ describe("client bookkeeping", function () {
   });
 
   it("a deadline that is exactly now sends nothing", async () => {
-    server = await scriptedServer([200]);
+    server = await scripted([200]);
     const { clock, now } = virtualClock();
     const error = await failureOf(clientFor(server, { clock }).getService(ORG, SVC, { deadline: now() }));
     assert.equal(
@@ -208,32 +198,8 @@ describe("client bookkeeping", function () {
     assert.equal(server.requests.length, 0);
   });
 
-  it("a budget of the caller's own that fails for another reason than the deadline fails the call with its error", async () => {
-    server = await scriptedServer([200]);
-    const broken = new (class extends RateBudget {
-      override take(): Promise<never> {
-        return Promise.reject(new RangeError("budget unavailable"));
-      }
-    })({ requests: 1, windowMs: 1_000 }, systemClock);
-    const error = await failureOf(clientFor(server, { budget: broken }).getService(ORG, SVC));
-    assert.ok(error instanceof RangeError, String(error));
-    assert.equal(error.message, "budget unavailable");
-    assert.equal(server.requests.length, 0);
-  });
-
-  it("a 429 without a named wait still pauses the shared budget for the base delay", async () => {
-    server = await scriptedServer([429, 200]);
-    const budget = new RateBudget({ requests: 100, windowMs: 1_000 }, systemClock);
-    const before = Date.now();
-    await clientFor(server, {
-      budget,
-      retry: { baseDelayMs: 400, maxDelayMs: 400 },
-      random: () => 0,
-    }).getService(ORG, SVC);
-    assert.ok(Date.now() - before >= 350, `the retry went out after ${Date.now() - before} ms`);
-  });
   it("names the field of a bad id in every operation", async () => {
-    server = await scriptedServer([200]);
+    server = await scripted([200]);
     const client = clientFor(server);
     await assert.rejects(client.getService(ORG, "bad"), /^InvalidInputError: serviceId must be a uuid/);
     await assert.rejects(
@@ -253,45 +219,5 @@ describe("client bookkeeping", function () {
       /^InvalidInputError: serviceId must be/,
     );
     assert.equal(server.requests.length, 0);
-  });
-
-  it("a 5xx does not pause the shared budget; only a 429 does", async () => {
-    server = await scriptedServer([503, 200]);
-    const budget = new RateBudget({ requests: 100, windowMs: 1_000 }, systemClock);
-    const before = Date.now();
-    await clientFor(server, {
-      budget,
-      retry: { baseDelayMs: 600, maxDelayMs: 600 },
-      random: () => 0,
-    }).getService(ORG, SVC);
-    assert.ok(Date.now() - before < 400, `the retry waited ${Date.now() - before} ms`);
-  });
-
-  it("without a deadline, 429s stop at the elapsed cap", async () => {
-    server = await scriptedServer([429]);
-    const before = Date.now();
-    const error = await failureOf(
-      clientFor(server, { retry: { maxElapsedMs: 200 }, random: () => 0 }).getService(ORG, SVC),
-    );
-    assert.match(error.message, /^429 /);
-    assert.ok(Date.now() - before < 2_000, `gave up after ${Date.now() - before} ms`);
-  });
-
-  it("counts the time spent waiting for the budget", async () => {
-    server = await scriptedServer([200]);
-    const client = clientFor(server, { rateLimit: { requests: 1, windowMs: 300 } });
-    await client.getService(ORG, SVC);
-    await client.getService(ORG, SVC);
-    assert.ok(client.stats.budgetWaitMs >= 250, `${client.stats.budgetWaitMs} ms`);
-  });
-
-  it("a client given no rate limit uses the default 10 per 10 s, shared with the key's other clients", async () => {
-    server = await scriptedServer([200]);
-    const defaults = () =>
-      new ApiClient({ apiUrl: server!.url, keyId: "default-key", keySecret: "key-secret-value" });
-    for (let i = 0; i < 10; i++) await defaults().getService(ORG, SVC);
-    const error = await failureOf(defaults().getService(ORG, SVC, { deadline: Date.now() + 1_000 }));
-    assert.match(error.message, /rate budget has no slot before the deadline/);
-    assert.equal(server.requests.length, 10);
   });
 });

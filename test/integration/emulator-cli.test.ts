@@ -1,101 +1,31 @@
 // The dbcloud-emulator command, run as a real process: what it prints, what it serves, how it
-// stops, and how it refuses bad input.
+// stops, and how it refuses a bad flag, a bad seed file or a taken port.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { EmulatorInputError, startEmulator } from "../../src/emulator";
-import { CliUsageError, parseCliArgs } from "../../src/emulator/cli/args";
-import { loadSeedFile } from "../../src/emulator/cli/seed-file";
-
-const CLI = resolve(__dirname, "../../src/emulator/cli/main.ts");
-const READY_LINE = /Press Ctrl-C to stop\./;
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function spawnCli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ["-r", "ts-node/register/transpile-only", CLI, ...args], {
-    cwd: resolve(__dirname, "../.."),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
-
-function collect(child: ChildProcess): {
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<Finished>;
-} {
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<Finished>((resolveExit) =>
-    child.once("exit", (code) => resolveExit({ code, stdout, stderr })),
-  );
-  return { stdout: () => stdout, stderr: () => stderr, exited };
-}
-
-/** Starts the CLI and waits for its banner; a process that exits first fails the test with its output. */
-async function startCli(args: string[]) {
-  const child = spawnCli(args);
-  const output = collect(child);
-  await new Promise<void>((resolveReady, rejectReady) => {
-    const timer = setTimeout(
-      () => rejectReady(new Error(`no banner after 15 s:\n${output.stdout()}`)),
-      15_000,
-    );
-    child.stdout?.on("data", () => {
-      if (READY_LINE.test(output.stdout())) {
-        clearTimeout(timer);
-        resolveReady();
-      }
-    });
-    void output.exited.then((finished) => {
-      clearTimeout(timer);
-      rejectReady(
-        new Error(`exited with ${finished.code} before ready:\n${finished.stdout}\n${finished.stderr}`),
-      );
-    });
-  });
-  return { child, output };
-}
-
-/** Reads the `export DBCLOUD_...=...` line the banner prints. */
-function exportedEnvironment(stdout: string): Record<string, string> {
-  const line = stdout.split("\n").find((text) => text.trim().startsWith("export DBCLOUD_API_URL="));
-  assert.ok(line, `no export line in:\n${stdout}`);
-  return Object.fromEntries(
-    line
-      .trim()
-      .replace(/^export /, "")
-      .split(" ")
-      .map((assignment) => assignment.split("=", 2) as [string, string]),
-  );
-}
-
-function basicAuth(environment: Record<string, string>): string {
-  const pair = `${environment.DBCLOUD_API_KEY_ID}:${environment.DBCLOUD_API_KEY_SECRET}`;
-  return `Basic ${Buffer.from(pair).toString("base64")}`;
-}
+import { join } from "node:path";
+import { startEmulator } from "../../src/emulator";
+import {
+  collect,
+  exportedAuthorization,
+  exportedEnvironment,
+  spawnCli,
+  startCli,
+} from "../helpers/emulatorCli";
 
 describe("emulator CLI", function () {
   // Each run starts a fresh node with ts-node.
   this.timeout(30_000);
-  let workDir: string;
   const running: ChildProcess[] = [];
-
+  let workDir: string;
   before(() => {
     workDir = mkdtempSync(join(tmpdir(), "emulator-cli-"));
   });
+  after(() => rmSync(workDir, { recursive: true, force: true }));
   afterEach(() => {
     for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
   });
-  after(() => rmSync(workDir, { recursive: true, force: true }));
 
   it("serves a seed file, prints ready-to-paste lines, and exits 0 on SIGTERM", async () => {
     const organizationId = "6a0e3b3c-1f2d-4c5e-9a7b-8c9d0e1f2a3b";
@@ -134,7 +64,7 @@ describe("emulator CLI", function () {
     );
 
     const response = await fetch(`${environment.DBCLOUD_API_URL}${servicePath}`, {
-      headers: { authorization: basicAuth(environment) },
+      headers: { authorization: exportedAuthorization(environment) },
     });
     assert.equal(response.status, 200);
     const { result } = (await response.json()) as { result: { name: string; state: string } };
@@ -145,7 +75,7 @@ describe("emulator CLI", function () {
       `${environment.DBCLOUD_API_URL}/v1/organizations/${organizationId}/services/${primaryId}/state`,
       {
         method: "PATCH",
-        headers: { authorization: basicAuth(environment), "content-type": "application/json" },
+        headers: { authorization: exportedAuthorization(environment), "content-type": "application/json" },
         body: JSON.stringify({ command: "stop" }),
       },
     );
@@ -168,7 +98,7 @@ describe("emulator CLI", function () {
     assert.match(stdout, /running {2}reverse private endpoints: (\S+)/);
     assert.match(stdout, /stopped/);
     const endpointId = /reverse private endpoints: (\S+)/.exec(stdout)?.[1] ?? "";
-    const headers = { authorization: basicAuth(environment) };
+    const headers = { authorization: exportedAuthorization(environment) };
 
     const read = await fetch(curl[1], { headers });
     assert.equal(read.status, 200);
@@ -207,84 +137,6 @@ describe("emulator CLI", function () {
     );
     assert.match(badSeedRun.stderr, /services\[0\]\.fields must be an object/);
     assert.match(badSeedRun.stderr, /colour is not a known field/);
-  });
-
-  it("names the flag in every usage error", () => {
-    const cases: Array<[string[], RegExp]> = [
-      [["--port", "abc"], /^--port must be an integer from 0 to 65535, got "abc"$/],
-      [["--port", "70000"], /^--port must be an integer from 0 to 65535/],
-      [["--seed"], /^--seed needs a value$/],
-      [["--host="], /^--host needs a value$/],
-      [["--rate-limit", "lots"], /^--rate-limit must be N\/DURATION/],
-      [["--rate-limit", "0/10s"], /^--rate-limit must be N\/DURATION/],
-      [["serve"], /^unexpected argument "serve"/],
-    ];
-    for (const [args, message] of cases) {
-      assert.throws(
-        () => parseCliArgs(args),
-        (error: Error) => error instanceof CliUsageError && message.test(error.message),
-      );
-    }
-    assert.deepEqual(parseCliArgs([]), { host: "127.0.0.1", port: 8787, help: false });
-    assert.deepEqual(
-      parseCliArgs(["--rate-limit", "5/500ms", "--host", "0.0.0.0", "--seed=s.json", "--port=1"]),
-      {
-        host: "0.0.0.0",
-        port: 1,
-        help: false,
-        seedFile: "s.json",
-        rateLimit: { requests: 5, windowMs: 500 },
-      },
-    );
-    assert.equal(parseCliArgs(["--rate-limit", "off"]).rateLimit, false);
-    assert.deepEqual(parseCliArgs(["--rate-limit", "100/1m"]).rateLimit, { requests: 100, windowMs: 60_000 });
-  });
-
-  it("reads seed files, naming the file and every bad field", () => {
-    assert.throws(
-      () => loadSeedFile(join(workDir, "missing.json")),
-      /seed file .*missing\.json cannot be read/,
-    );
-    const notJson = join(workDir, "not-json.json");
-    writeFileSync(notJson, "{");
-    assert.throws(() => loadSeedFile(notJson), /not-json\.json: is not valid JSON/);
-    const invalid = join(workDir, "invalid.json");
-    writeFileSync(
-      invalid,
-      JSON.stringify({
-        keyId: "a:b",
-        transitions: { starting: -1 },
-        rateLimit: { requests: 10 },
-        services: [
-          { organizationId: "6a0e3b3c-1f2d-4c5e-9a7b-8c9d0e1f2a3b", reversePrivateEndpointIds: [""] },
-        ],
-      }),
-    );
-    assert.throws(
-      () => loadSeedFile(invalid),
-      (error: EmulatorInputError) =>
-        error.issues.length === 4 &&
-        error.issues.every((issue) => issue.includes("invalid.json: ")) &&
-        /keyId must be a non-empty string without ":"/.test(error.message) &&
-        /transitions.starting must be a number of milliseconds >= 0, got -1/.test(error.message) &&
-        /rateLimit.windowMs must be a number of milliseconds > 0/.test(error.message) &&
-        /services\[0\]\.reversePrivateEndpointIds\[0\] must be a non-empty string/.test(error.message),
-    );
-    const repeated = join(workDir, "repeated.json");
-    const organizationId = "6a0e3b3c-1f2d-4c5e-9a7b-8c9d0e1f2a3b";
-    const id = "1b2c3d4e-5f60-4718-89a0-b1c2d3e4f506";
-    writeFileSync(
-      repeated,
-      JSON.stringify({
-        services: [
-          { organizationId, id },
-          { organizationId, id },
-        ],
-      }),
-    );
-    assert.throws(() => loadSeedFile(repeated), /services\[1\]\.id repeats services\[0\]\.id/);
-    const example = loadSeedFile(resolve(__dirname, "../../examples/emulator-seed.json"));
-    assert.ok(example.services.length >= 2);
   });
 
   it("--help prints usage and exits 0; a taken port exits 1", async () => {

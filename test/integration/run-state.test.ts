@@ -1,122 +1,25 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import * as provider from "../../src/provider";
-import { captureConsole, type CapturedConsole } from "../helpers/captureConsole";
-import { startProviderFixture, type ProviderFixture } from "../helpers/providerFixture";
+import type { CapturedConsole } from "../helpers/captureConsole";
+import type { ProviderFixture } from "../helpers/providerFixture";
+import { PROVIDER_TEXT, runStateEachTest, type Props } from "../helpers/runStateEmulator";
 
 /*
  * ServiceRunState's provider functions, called as the host calls them, against the emulator
- * over real HTTP. Transitions last a few hundred ms and the provider's waits are scaled down
- * (DBCLOUD_TIME_SCALE), so each scenario runs like a real one, in well under a second.
+ * over real HTTP (helpers/runStateEmulator.ts): converging in sequence, degraded and idle
+ * states, visibility lag, lost commands, deadlines, drift, delete and outputs. Transitions last
+ * a few hundred ms and the provider's waits are scaled down (DBCLOUD_TIME_SCALE), so each
+ * scenario runs like a real one, in well under a second.
  */
-
-type Props = Record<string, unknown>;
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-const PROVIDER_TEXT = "serialized-provider-text";
 
 describe("ServiceRunState against the emulator", function () {
   this.timeout(30_000);
+  const rig = runStateEachTest();
+  const { seed, checked, requests, patches } = rig;
   let fixture: ProviderFixture;
   let output: CapturedConsole;
-
-  beforeEach(async () => {
-    fixture = await startProviderFixture({ transitions: { starting: 150, stopping: 150, awaking: 100 } });
-    output = captureConsole();
-  });
-
-  afterEach(async () => {
-    output.restore();
-    await fixture.close();
-  });
-
-  function seed(state: string, then?: { state: string; afterMs: number }): string {
-    const id = fixture.seedService({ name: "analytics", state });
-    if (then) fixture.emulator.setState(id, state, then);
-    return id;
-  }
-
-  async function checked(news: Props): Promise<Props> {
-    const { inputs, failures } = await provider.serviceRunStateCheck(
-      {},
-      { __provider: PROVIDER_TEXT, ...news },
-    );
-    assert.deepEqual(failures, []);
-    return inputs;
-  }
-
-  /** The emulator's log for one service, as `GET`, `PATCH start`, ... */
-  const requests = (id: string) =>
-    fixture.emulator.requests
-      .filter((r) => r.serviceId === id)
-      .map((r) => (r.method === "PATCH" ? `PATCH ${r.command}` : r.method));
-  /** Commands the server accepted (a rate-limited PATCH is logged before its body is read). */
-  const patches = (id: string) =>
-    fixture.emulator.requests
-      .filter((r) => r.serviceId === id && r.method === "PATCH" && r.status === 200)
-      .map((r) => `PATCH ${r.command}`);
-
-  describe("every API state x both targets", () => {
-    const settles: Record<string, string> = {
-      starting: "running",
-      awaking: "running",
-      provisioning: "running",
-      partially_running: "running",
-      stopping: "stopped",
-    };
-    const cases: [string, "running" | "stopped", string[] | RegExp][] = [
-      ["running", "running", []],
-      ["idle", "running", []],
-      ["degraded", "running", []],
-      ["stopped", "running", ["PATCH start"]],
-      ["running", "stopped", ["PATCH stop"]],
-      ["idle", "stopped", ["PATCH stop"]],
-      ["degraded", "stopped", ["PATCH stop"]],
-      ["stopped", "stopped", []],
-      ["starting", "running", []],
-      ["awaking", "running", []],
-      ["provisioning", "running", []],
-      ["partially_running", "running", []],
-      ["starting", "stopped", ["PATCH stop"]],
-      ["awaking", "stopped", ["PATCH stop"]],
-      ["provisioning", "stopped", ["PATCH stop"]],
-      ["partially_running", "stopped", ["PATCH stop"]],
-      ["stopping", "running", ["PATCH start"]],
-      ["stopping", "stopped", []],
-      ["terminating", "running", /terminating: it cannot be made running/],
-      ["terminated", "stopped", /terminated: it cannot be made stopped/],
-      ["failed", "running", /failed: it cannot be made running/],
-      ["softdeleting", "stopped", /softdeleting/],
-      ["softdeleted", "running", /softdeleted/],
-    ];
-    for (const [state, target, expected] of cases) {
-      it(`${state} → ${target}: ${expected instanceof RegExp ? "clear error, no command" : expected.join(", ") || "no command"}`, async () => {
-        const id = seed(state, settles[state] ? { state: settles[state], afterMs: 150 } : undefined);
-        const inputs = await checked({ serviceId: id, state: target });
-        if (expected instanceof RegExp) {
-          await assert.rejects(provider.serviceRunStateCreate(inputs), expected);
-          assert.deepEqual(requests(id), ["GET"]);
-          return;
-        }
-        const { id: resourceId, outs } = await provider.serviceRunStateCreate(inputs);
-        assert.equal(resourceId, id);
-        assert.deepEqual(patches(id), expected);
-        assert.equal(requests(id)[0], "GET", "GET first");
-        const settled = target === "running" ? ["running", "idle", "degraded"] : ["stopped"];
-        assert.ok(settled.includes(outs.observedState), `observed ${outs.observedState}`);
-        assert.equal(fixture.emulator.service(id)?.state, outs.observedState);
-      });
-    }
-
-    it("an unknown state: waits, then fails at the deadline naming it, no command", async () => {
-      const id = seed("upgrading");
-      const inputs = await checked({ serviceId: id, state: "running", timeoutSeconds: 0.3 });
-      await assert.rejects(
-        provider.serviceRunStateCreate(inputs),
-        /it is upgrading \(a state this provider does not know\)/,
-      );
-      assert.ok(requests(id).length > 1, "it polled");
-      assert.deepEqual(patches(id), []);
-    });
+  beforeEach(() => {
+    ({ fixture, output } = rig);
   });
 
   it("state that holds transitionSeconds (written by an earlier version) shows no diff, and each write drops it", async () => {
@@ -246,132 +149,6 @@ describe("ServiceRunState against the emulator", function () {
     fixture.emulator.removeService(id);
     const read = await provider.serviceRunStateRead(id, outs as unknown as Props);
     assert.equal(read.id, "");
-  });
-
-  describe("diff", () => {
-    const outs = (over: Props = {}): Props => ({
-      organizationId: "11111111-1111-4111-8111-111111111111",
-      serviceId: "22222222-2222-4222-8222-222222222222",
-      state: "running",
-      timeoutSeconds: 1200,
-      waitForState: true,
-      observedState: "running",
-      ...over,
-    });
-    const news = (over: Props = {}): Props => {
-      const { observedState: _observed, ...inputs } = outs(over);
-      return inputs;
-    };
-
-    it("replaces on organizationId or serviceId change", async () => {
-      const d = await provider.serviceRunStateDiff(
-        "x",
-        outs(),
-        news({ serviceId: "33333333-3333-4333-8333-333333333333" }),
-      );
-      assert.deepEqual(d.replaces, ["serviceId"]);
-      const o = await provider.serviceRunStateDiff(
-        "x",
-        outs(),
-        news({ organizationId: "44444444-4444-4444-8444-444444444444" }),
-      );
-      assert.deepEqual(o.replaces, ["organizationId"]);
-    });
-
-    it("updates on a desired state change, and not at all when converged", async () => {
-      assert.equal(
-        (await provider.serviceRunStateDiff("x", outs(), news({ state: "stopped" }))).changes,
-        true,
-      );
-      assert.equal((await provider.serviceRunStateDiff("x", outs(), news())).changes, false);
-    });
-
-    it("treats unknown values as possible changes", async () => {
-      const d = await provider.serviceRunStateDiff("x", outs(), news({ serviceId: UNKNOWN, state: UNKNOWN }));
-      assert.equal(d.changes, true);
-      assert.deepEqual(d.replaces, ["serviceId"]);
-    });
-
-    it("an option-only change is an update that makes no API call", async () => {
-      const id = seed("running");
-      const { outs: created } = await provider.serviceRunStateCreate(
-        await checked({ serviceId: id, state: "running" }),
-      );
-      fixture.emulator.clearRequests();
-      const changed = await checked({
-        serviceId: id,
-        state: "running",
-        timeoutSeconds: 60,
-        waitForState: false,
-      });
-      assert.equal(
-        (await provider.serviceRunStateDiff(id, created as unknown as Props, changed)).changes,
-        true,
-      );
-      const { outs: updated } = await provider.serviceRunStateUpdate(
-        id,
-        created as unknown as Props,
-        changed,
-      );
-      assert.equal(updated.timeoutSeconds, 60);
-      assert.equal(updated.waitForState, false);
-      assert.equal(updated.serviceName, "analytics");
-      assert.equal(fixture.emulator.requests.length, 0);
-    });
-  });
-
-  describe("check", () => {
-    it("reports every bad input with its property, before any request", async () => {
-      const { failures } = await provider.serviceRunStateCheck(
-        {},
-        { organizationId: "org", serviceId: "x", state: "paused", timeoutSeconds: -1, waitForState: "yes" },
-      );
-      assert.deepEqual(failures.map((f) => f.property).sort(), [
-        "organizationId",
-        "serviceId",
-        "state",
-        "timeoutSeconds",
-        "waitForState",
-      ]);
-      assert.match(
-        failures.find((f) => f.property === "state")!.reason,
-        /"running" or "stopped" \(got "paused"\)/,
-      );
-      assert.equal(fixture.emulator.requests.length, 0);
-    });
-
-    it("rejects a zero or a huge timeout, and a missing state", async () => {
-      for (const timeoutSeconds of [0, 100_000]) {
-        const { failures } = await provider.serviceRunStateCheck(
-          {},
-          { serviceId: randomUUID(), state: "running", timeoutSeconds },
-        );
-        assert.deepEqual(
-          failures.map((f) => f.property),
-          ["timeoutSeconds"],
-        );
-      }
-      const { failures } = await provider.serviceRunStateCheck({}, { serviceId: randomUUID() });
-      assert.deepEqual(failures, [{ property: "state", reason: "state is required" }]);
-    });
-
-    it("fills the defaults: timeout 1200, waitForState true, organizationId from the configuration", async () => {
-      const { inputs } = await provider.serviceRunStateCheck(
-        {},
-        { serviceId: randomUUID(), state: "running" },
-      );
-      assert.equal(inputs.timeoutSeconds, 1200);
-      assert.equal(inputs.waitForState, true);
-      assert.equal(inputs.organizationId, fixture.organizationId);
-    });
-
-    it("lets values unknown during preview pass", async () => {
-      const { failures } = await provider.serviceRunStateCheck(
-        {},
-        { serviceId: UNKNOWN, state: UNKNOWN, organizationId: UNKNOWN },
-      );
-      assert.deepEqual(failures, []);
-    });
   });
 
   it("waitForState false: one command, and it returns with the transitional state", async () => {
