@@ -155,7 +155,7 @@ export class RedisBudget {
     return !this.failed;
   }
 
-  /** Closes the connection (tests; a process may also just exit, as the socket does not hold it). */
+  /** Closes the connection (tests; a process may also just exit, as a connected socket does not hold it). */
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
@@ -177,7 +177,7 @@ export class RedisBudget {
     try {
       const reply = this.connected().then((client) => client.eval(ADMIT, { keys, arguments: args }));
       // A slow store counts as a failed one. Not unref'd: it holds the process open while a request
-      // awaits the store (the socket does not).
+      // awaits the store (a connected socket does not).
       const late = new Promise<never>((_, reject) => {
         const slow = new Error(`no answer within ${STORE_TIMEOUT_MS} ms`);
         timer = setTimeout(() => reject(slow), STORE_TIMEOUT_MS);
@@ -194,6 +194,8 @@ export class RedisBudget {
   private connected(): Promise<Client> {
     this.connecting ??= (async () => {
       const client = await newClient(this.address.url);
+      // Given up while the module loaded: a client dialled now would never be destroyed.
+      if (this.failed) throw new Error("the store was given up");
       client.on("error", () => undefined); // reported once through the command that fails
       this.client = client;
       await client.connect();

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { RedisBudget } from "../../src/api/redisBudget";
+import { parseStoreAddress } from "../../src/api/storeAddress";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { readThroughSilentStore } from "../helpers/silentStoreReader";
 
@@ -45,5 +48,38 @@ describe("rate limit store that never answers", function () {
     assert.equal(err.match(/store redis:\/\/127\.0\.0\.1:\d+ failed/g)?.length, 1, `one warning\n${err}`);
     assert.doesNotMatch(err, /store-password/);
     assert.equal(code, 0, `exited by itself (null: still running when killed)\n${err}`);
+  });
+
+  it("a store given up while its client module still loads is never dialled", async () => {
+    let connections = 0;
+    silent = createServer((socket) => {
+      connections++;
+      sockets.push(socket.on("error", () => undefined));
+    });
+    await new Promise<void>((resolve) => silent!.listen(0, "127.0.0.1", resolve));
+    const address = parseStoreAddress(`redis://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    if ("problems" in address) throw new Error(address.problems.join("; "));
+    const warnings: string[] = [];
+    const budget = new RedisBudget(address, "dbcloud:test", { requests: 1, windowMs: 1_000 }, 1_000, (m) =>
+      warnings.push(m),
+    );
+    // The order a busy process can take: the store's time bound runs out (fail) while the client
+    // module is still loading. Driven directly, as no public call can order the two.
+    const internals = budget as unknown as { connected(): Promise<unknown>; fail(error: unknown): void };
+    const connecting = internals.connected();
+    internals.fail(new Error("no answer within 2000 ms"));
+    const outcome = await Promise.race([
+      connecting.then(
+        () => "connected",
+        () => "given up",
+      ),
+      once(silent, "connection").then(() => "dialled"),
+    ]);
+
+    // A client dialled after the failure would hold the process open on a silent store.
+    assert.equal(outcome, "given up");
+    assert.equal(connections, 0);
+    assert.equal(warnings.length, 1);
+    assert.equal(await budget.admit(0, "after"), undefined, "the store stays given up");
   });
 });
