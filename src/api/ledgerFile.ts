@@ -99,6 +99,7 @@ export function formatLedgerFile(file: LedgerFile, now: number): string | undefi
     const at = file.seen.get(owner);
     if (owner && at !== undefined) seen[owner] = at;
   }
+  // The state is rebuilt from named fields when read (parse), so only those are ever written back.
   return JSON.stringify({
     ...state,
     writtenAt: now,

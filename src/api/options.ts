@@ -61,6 +61,7 @@ export interface RequestOptions {
 
 /** The converger's per-call options: internal, not exported from the package root. */
 export interface CallOptions extends RequestOptions {
+  /** For commands: shared count of sends that may have been applied; no send past its max. */
   applyBudget?: ApplyBudget;
   /** Marks a waiter's poll: the rate budget serves it after commands and first reads. */
   poll?: PollHint;

@@ -32,7 +32,7 @@ export function pollKey(hint: PollHint, now: number): number {
   return now + pollRank(hint);
 }
 
-/** The index of the poll to serve: the lowest `pollRank`, ties to the poll that asked first. */
+/** The index in `hints` (not empty) of the poll to serve: the lowest `pollRank`, ties to the poll that asked first. */
 export function nextPoll(hints: readonly PollHint[]): number {
   const ranks = hints.map(pollRank);
   return ranks.reduce((best, rank, index) => (rank < ranks[best] ? index : best), 0);

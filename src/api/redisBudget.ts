@@ -11,6 +11,7 @@ import type { StoreAddress } from "./storeAddress";
 const ADMIT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- ARGV[2] is the window's length, except for 'block', where it is the pause.
 local win, ttl, limit, nonce = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5]), ARGV[6]
 local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
 if ARGV[1] == 'block' then
@@ -23,8 +24,8 @@ if ARGV[1] == 'answered' then
   if at and tonumber(at) < now then redis.call('ZADD', KEYS[5], now, nonce) end
   return {1, 0}
 end
--- The entries of key the window ending now holds, and when it has room for one more: no more than
--- the limit in any window.
+-- Drops the entries of key older than the window ending now; returns how many remain and when the
+-- window next has room for one more (no more than the limit in any window).
 local function room(key)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - win)
   local n = redis.call('ZCARD', key)

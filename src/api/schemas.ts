@@ -8,8 +8,12 @@ import {
 } from "./serviceFields";
 import type { Service } from "./serviceTypes";
 
-// Unknown fields pass through (the real service sends more than the spec lists).
 export type * from "./serviceTypes";
+
+/*
+ * Unknown fields pass through (the real service sends more than the spec lists), and `state` stays
+ * a plain string: the resources classify it, so a new state is not a parse error.
+ */
 
 /** A checked response: the value, normalised, or the problems found (`<path>: <message>` lines). */
 export type Checked<T> = { success: true; data: T } | { success: false; issues: string[] };
@@ -101,6 +105,7 @@ function responseSchema<T>(schema: z.ZodType<T>): ResponseSchema<T> {
 export const serviceSchema = responseSchema<Service>(service);
 /** The answer of the read and state-change operations. */
 export const serviceEnvelopeSchema = responseSchema(serviceEnvelope);
+/** `{status, requestId?, result}` around a Service; unknown fields kept. */
 export type ServiceEnvelope = z.infer<typeof serviceEnvelope>;
 /** `{status, error, requestId?}`: lenient, it only feeds error messages. */
 export const errorEnvelopeSchema = z.looseObject({
