@@ -52,20 +52,36 @@ export interface ProviderHost {
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the generated protobuf modules are untyped here */
-export async function startProviderHost(options: {
-  cwd: string;
-  project: string;
-  env?: NodeJS.ProcessEnv;
-}): Promise<ProviderHost> {
-  const pulumiDir = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [options.cwd] }));
-  const load = (id: string) => require(require.resolve(id, { paths: [pulumiDir] }));
-  const grpc = load("@grpc/grpc-js");
-  const structpb = load("google-protobuf/google/protobuf/struct_pb");
-  const provpb = require(join(pulumiDir, "proto", "provider_pb"));
-  const provgrpc = require(join(pulumiDir, "proto", "provider_grpc_pb"));
-  const statuspb = require(join(pulumiDir, "proto", "status_pb"));
 
-  const child: ChildProcess = spawn(
+/** The gRPC and protobuf modules of the @pulumi/pulumi the program at `cwd` resolves. */
+function pulumiModules(cwd: string) {
+  const pulumiDir = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [cwd] }));
+  const load = (id: string) => require(require.resolve(id, { paths: [pulumiDir] }));
+  return {
+    pulumiDir,
+    grpc: load("@grpc/grpc-js"),
+    structpb: load("google-protobuf/google/protobuf/struct_pb"),
+    provpb: require(join(pulumiDir, "proto", "provider_pb")),
+    provgrpc: require(join(pulumiDir, "proto", "provider_grpc_pb")),
+    statuspb: require(join(pulumiDir, "proto", "status_pb")),
+  };
+}
+type Modules = ReturnType<typeof pulumiModules>;
+
+interface HostProcess {
+  child: ChildProcess;
+  port: number;
+  stdout: string[];
+  stderr: string[];
+  exited: Promise<void>;
+}
+
+/** Spawns the host as the engine does and waits for the port it prints first; its later lines are kept. */
+async function spawnHost(
+  pulumiDir: string,
+  options: { cwd: string; project: string; env?: NodeJS.ProcessEnv },
+): Promise<HostProcess> {
+  const child = spawn(
     process.execPath,
     [join(pulumiDir, "cmd", "dynamic-provider", "index.js"), "unused-engine-address"],
     {
@@ -100,32 +116,127 @@ export async function startProviderHost(options: {
         reject(new Error(`provider host exited (${code}) before printing its port: ${stderr.join("\n")}`));
     });
   });
+  return { child, port, stdout, stderr, exited };
+}
 
-  const client = new provgrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  const struct = (value: Props) => structpb.Struct.fromJavaScript(value);
+/** The init failure detail a failed call carries when the resource was recorded. */
+function initFailureOf(modules: Modules, error: any): InitFailure | undefined {
+  const raw = error?.metadata?.get?.("grpc-status-details-bin")?.[0];
+  if (!raw) return undefined;
+  const status = modules.statuspb.Status.deserializeBinary(new Uint8Array(raw));
+  for (const any of status.getDetailsList()) {
+    if (!String(any.getTypeUrl()).endsWith("pulumirpc.ErrorResourceInitFailed")) continue;
+    const detail = modules.provpb.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
+    return {
+      id: detail.getId(),
+      properties: detail.getProperties()?.toJavaScript() ?? {},
+      reasons: detail.getReasonsList(),
+    };
+  }
+  return undefined;
+}
 
-  function initFailureOf(error: any): InitFailure | undefined {
-    const raw = error?.metadata?.get?.("grpc-status-details-bin")?.[0];
-    if (!raw) return undefined;
-    const status = statuspb.Status.deserializeBinary(new Uint8Array(raw));
-    for (const any of status.getDetailsList()) {
-      if (!String(any.getTypeUrl()).endsWith("pulumirpc.ErrorResourceInitFailed")) continue;
-      const detail = provpb.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
-      return {
-        id: detail.getId(),
-        properties: detail.getProperties()?.toJavaScript() ?? {},
-        reasons: detail.getReasonsList(),
-      };
-    }
-    return undefined;
+/** Each resource request, built from its fields (`properties`, `olds`, `news` as Structs). */
+type RequestFields = { id?: string; urn?: string; properties?: Props; olds?: Props; news?: Props };
+
+class GrpcProviderHost implements ProviderHost {
+  readonly pid: number;
+  readonly stdout: string[];
+  readonly stderr: string[];
+  private readonly client: any;
+
+  constructor(
+    private readonly modules: Modules,
+    private readonly host: HostProcess,
+  ) {
+    this.pid = host.child.pid!;
+    this.stdout = host.stdout;
+    this.stderr = host.stderr;
+    const address = `127.0.0.1:${host.port}`;
+    this.client = new modules.provgrpc.ResourceProviderClient(
+      address,
+      modules.grpc.credentials.createInsecure(),
+    );
   }
 
-  function call<T>(method: string, request: unknown, map: (response: any) => T): Promise<T> {
+  configure(config: Props): Promise<void> {
+    const request = new this.modules.provpb.ConfigureRequest();
+    request.setArgs(this.struct(config));
+    request.setAcceptsecrets(true);
+    request.setAcceptresources(true);
+    return this.call("configure", request, () => undefined);
+  }
+
+  check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
+    return this.call("check", this.request("CheckRequest", { urn, olds, news }), (response) => ({
+      inputs: response.getInputs()?.toJavaScript() ?? {},
+      failures: response
+        .getFailuresList()
+        .map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
+    }));
+  }
+
+  diff(id: string, urn: string, olds: Props, news: Props): Promise<DiffResult> {
+    return this.call("diff", this.request("DiffRequest", { id, urn, olds, news }), (response) => ({
+      changes: (["unknown", "none", "some"] as const)[response.getChanges()] ?? "unknown",
+      replaces: response.getReplacesList(),
+      deleteBeforeReplace: response.getDeletebeforereplace(),
+    }));
+  }
+
+  create(urn: string, properties: Props): Promise<{ id: string; properties: Props }> {
+    return this.call("create", this.request("CreateRequest", { urn, properties }), (response) => ({
+      id: response.getId(),
+      properties: response.getProperties()?.toJavaScript() ?? {},
+    }));
+  }
+
+  read(id: string, urn: string, properties: Props): Promise<{ id: string; properties: Props }> {
+    return this.call("read", this.request("ReadRequest", { id, urn, properties }), (response) => ({
+      id: response.getId(),
+      properties: response.getProperties()?.toJavaScript() ?? {},
+    }));
+  }
+
+  update(id: string, urn: string, olds: Props, news: Props): Promise<{ properties: Props }> {
+    return this.call("update", this.request("UpdateRequest", { id, urn, olds, news }), (response) => ({
+      properties: response.getProperties()?.toJavaScript() ?? {},
+    }));
+  }
+
+  delete(id: string, urn: string, properties: Props): Promise<void> {
+    return this.call("delete", this.request("DeleteRequest", { id, urn, properties }), () => undefined);
+  }
+
+  async stop(): Promise<void> {
+    this.client.close();
+    if (this.host.child.exitCode === null) this.host.child.kill("SIGTERM");
+    await this.host.exited;
+  }
+
+  private struct(value: Props): unknown {
+    return this.modules.structpb.Struct.fromJavaScript(value);
+  }
+
+  private request(type: string, fields: RequestFields): unknown {
+    const request = new this.modules.provpb[type]();
+    if (fields.id !== undefined) request.setId(fields.id);
+    if (fields.urn !== undefined) request.setUrn(fields.urn);
+    if (fields.properties) request.setProperties(this.struct(fields.properties));
+    if (fields.olds) request.setOlds(this.struct(fields.olds));
+    if (fields.news) request.setNews(this.struct(fields.news));
+    return request;
+  }
+
+  private call<T>(method: string, request: unknown, map: (response: any) => T): Promise<T> {
     return new Promise((resolve, reject) => {
-      client[method](request, (error: any, response: any) => {
+      this.client[method](request, (error: any, response: any) => {
         // Anything thrown in here would be swallowed by grpc and leave the call hanging.
         try {
-          if (error) reject(new HostCallError(String(error.details ?? error.message), initFailureOf(error)));
+          if (error)
+            reject(
+              new HostCallError(String(error.details ?? error.message), initFailureOf(this.modules, error)),
+            );
           else resolve(map(response));
         } catch (failure) {
           reject(failure);
@@ -133,82 +244,14 @@ export async function startProviderHost(options: {
       });
     });
   }
+}
 
-  return {
-    pid: child.pid!,
-    stdout,
-    stderr,
-    configure(config) {
-      const request = new provpb.ConfigureRequest();
-      request.setArgs(struct(config));
-      request.setAcceptsecrets(true);
-      request.setAcceptresources(true);
-      return call("configure", request, () => undefined);
-    },
-    check(urn, olds, news) {
-      const request = new provpb.CheckRequest();
-      request.setUrn(urn);
-      request.setOlds(struct(olds));
-      request.setNews(struct(news));
-      return call("check", request, (response) => ({
-        inputs: response.getInputs()?.toJavaScript() ?? {},
-        failures: response
-          .getFailuresList()
-          .map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
-      }));
-    },
-    diff(id, urn, olds, news) {
-      const request = new provpb.DiffRequest();
-      request.setId(id);
-      request.setUrn(urn);
-      request.setOlds(struct(olds));
-      request.setNews(struct(news));
-      return call("diff", request, (response) => ({
-        changes: (["unknown", "none", "some"] as const)[response.getChanges()] ?? "unknown",
-        replaces: response.getReplacesList(),
-        deleteBeforeReplace: response.getDeletebeforereplace(),
-      }));
-    },
-    create(urn, properties) {
-      const request = new provpb.CreateRequest();
-      request.setUrn(urn);
-      request.setProperties(struct(properties));
-      return call("create", request, (response) => ({
-        id: response.getId(),
-        properties: response.getProperties()?.toJavaScript() ?? {},
-      }));
-    },
-    read(id, urn, properties) {
-      const request = new provpb.ReadRequest();
-      request.setId(id);
-      request.setUrn(urn);
-      request.setProperties(struct(properties));
-      return call("read", request, (response) => ({
-        id: response.getId(),
-        properties: response.getProperties()?.toJavaScript() ?? {},
-      }));
-    },
-    update(id, urn, olds, news) {
-      const request = new provpb.UpdateRequest();
-      request.setId(id);
-      request.setUrn(urn);
-      request.setOlds(struct(olds));
-      request.setNews(struct(news));
-      return call("update", request, (response) => ({
-        properties: response.getProperties()?.toJavaScript() ?? {},
-      }));
-    },
-    delete(id, urn, properties) {
-      const request = new provpb.DeleteRequest();
-      request.setId(id);
-      request.setUrn(urn);
-      request.setProperties(struct(properties));
-      return call("delete", request, () => undefined);
-    },
-    async stop() {
-      client.close();
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
+/** Starts the host for the program at `cwd` and connects to it. */
+export async function startProviderHost(options: {
+  cwd: string;
+  project: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<ProviderHost> {
+  const modules = pulumiModules(options.cwd);
+  return new GrpcProviderHost(modules, await spawnHost(modules.pulumiDir, options));
 }
