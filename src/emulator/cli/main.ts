@@ -8,34 +8,64 @@ import { DEFAULT_SEED_SERVICES } from "./default-seed";
 import { startEmulator } from "../emulator";
 import { EmulatorInputError } from "../input/errors";
 import { loadSeedFile, type SeedFile } from "./seed-file";
+import type { Emulator, RateLimit } from "../types";
 
 const EXIT_USAGE = 2;
 const EXIT_FAILURE = 1;
 
 async function main(argv: readonly string[]): Promise<void> {
-  let args: CliArgs;
-  let seed: SeedFile;
+  const input = readInput(argv);
+  if (input === undefined) return;
+  const { args, seed } = input;
+  const rateLimit = args.rateLimit ?? seed.rateLimit ?? DEFAULT_CLI_RATE_LIMIT;
+  const emulator = await listen(args, seed, rateLimit);
+  if (emulator === undefined) return;
+  const services = addSeedServices(emulator, seed);
+  process.stdout.write(
+    formatBanner({
+      url: emulator.url,
+      keyId: emulator.keyId,
+      keySecret: emulator.keySecret,
+      rateLimit,
+      transitions: { ...DEFAULT_TRANSITIONS, ...seed.transitions },
+      visibilityLagMs: seed.visibilityLagMs ?? 0,
+      services,
+    }),
+  );
+  closeOnSignals(emulator);
+}
+
+/**
+ * The arguments and the seed to serve, or none when there is nothing to serve: after --help, or
+ * after a usage or seed file error, reported with every problem on stderr.
+ */
+function readInput(argv: readonly string[]): { args: CliArgs; seed: SeedFile } | undefined {
   try {
-    args = parseCliArgs(argv);
+    const args = parseCliArgs(argv);
     if (args.help) {
       process.stdout.write(USAGE);
-      return;
+      return undefined;
     }
-    seed =
+    const seed =
       args.seedFile === undefined ? { services: [...DEFAULT_SEED_SERVICES] } : loadSeedFile(args.seedFile);
+    return { args, seed };
   } catch (error) {
-    if (error instanceof CliUsageError || error instanceof EmulatorInputError) {
-      const problems = error instanceof EmulatorInputError ? error.issues : [error.message];
-      for (const problem of problems) process.stderr.write(`dbcloud-emulator: ${problem}\n`);
-      process.stderr.write("Run dbcloud-emulator --help for usage.\n");
-      process.exitCode = EXIT_USAGE;
-      return;
-    }
-    throw error;
+    if (!(error instanceof CliUsageError || error instanceof EmulatorInputError)) throw error;
+    const problems = error instanceof EmulatorInputError ? error.issues : [error.message];
+    for (const problem of problems) process.stderr.write(`dbcloud-emulator: ${problem}\n`);
+    process.stderr.write("Run dbcloud-emulator --help for usage.\n");
+    process.exitCode = EXIT_USAGE;
+    return undefined;
   }
+}
 
-  const rateLimit = args.rateLimit ?? seed.rateLimit ?? DEFAULT_CLI_RATE_LIMIT;
-  const emulator = await startEmulator({
+/** The running emulator, or none when it cannot listen (the reason is on stderr). */
+async function listen(
+  args: CliArgs,
+  seed: SeedFile,
+  rateLimit: RateLimit | false,
+): Promise<Emulator | undefined> {
+  return startEmulator({
     host: args.host,
     port: args.port,
     keyId: seed.keyId,
@@ -51,10 +81,11 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = EXIT_FAILURE;
     return undefined;
   });
-  if (emulator === undefined) return;
+}
 
-  // Added after start rather than passed as options, to learn the ids generated for seeds without one.
-  const services: BannerService[] = seed.services.map((service) => {
+/** Added after start rather than passed as options, to learn the ids generated for seeds without one. */
+function addSeedServices(emulator: Emulator, seed: SeedFile): BannerService[] {
+  return seed.services.map((service) => {
     const view = emulator.addService(service);
     return {
       organizationId: service.organizationId,
@@ -64,18 +95,10 @@ async function main(argv: readonly string[]): Promise<void> {
       reversePrivateEndpointIds: service.reversePrivateEndpointIds ?? [],
     };
   });
-  process.stdout.write(
-    formatBanner({
-      url: emulator.url,
-      keyId: emulator.keyId,
-      keySecret: emulator.keySecret,
-      rateLimit,
-      transitions: { ...DEFAULT_TRANSITIONS, ...seed.transitions },
-      visibilityLagMs: seed.visibilityLagMs ?? 0,
-      services,
-    }),
-  );
+}
 
+/** The first SIGINT or SIGTERM closes the emulator cleanly; a second one exits at once. */
+function closeOnSignals(emulator: Emulator): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {

@@ -56,6 +56,17 @@ function route(target: ControlTarget, method: string, path: string, body: Buffer
     segments.length > 3
       ? "none"
       : `${method} ${resource}${serviceId === undefined ? "" : "/:id"}${sub === undefined ? "" : `/${sub}`}`;
+  const noRoute = { status: 404, body: { error: `No control route for ${method} ${CONTROL_PREFIX}${path}` } };
+  return serviceRoute(target, key, serviceId, body) ?? emulatorRoute(target, key, body) ?? noRoute;
+}
+
+/** The routes under services/: what tests arrange a service with. None when the key names none. */
+function serviceRoute(
+  target: ControlTarget,
+  key: string,
+  serviceId: string,
+  body: Buffer,
+): ControlAnswer | undefined {
   switch (key) {
     case "GET services/:id":
       return { status: 200, body: describeOrThrow(target, serviceId) };
@@ -76,6 +87,14 @@ function route(target: ControlTarget, method: string, path: string, body: Buffer
       target.addEndpoint(serviceId, endpointId);
       return { status: 201, body: describeOrThrow(target, serviceId) };
     }
+    default:
+      return undefined;
+  }
+}
+
+/** The routes over the whole emulator: faults, the request log, settings. None when the key names none. */
+function emulatorRoute(target: ControlTarget, key: string, body: Buffer): ControlAnswer | undefined {
+  switch (key) {
     case "POST faults":
       target.injectFault(parseFault(parseJson(body)));
       return { status: 201, body: { injected: true } };
@@ -110,7 +129,7 @@ function route(target: ControlTarget, method: string, path: string, body: Buffer
       return { status: 200, body: { warehouseRules: target.currentWarehouseRules() } };
     }
     default:
-      return { status: 404, body: { error: `No control route for ${method} ${CONTROL_PREFIX}${path}` } };
+      return undefined;
   }
 }
 

@@ -1,7 +1,8 @@
-// What fault answers carry: the wait headers of a 429 in each form clients meet, and the caller's
-// credentials echoed back in each form a careless server (or proxy) would use.
+// What fault answers carry: the wait headers of a 429 in each form clients meet, the caller's
+// credentials echoed back in each form a careless server (or proxy) would use, and bodies a
+// client cannot use.
 import type { OutgoingHttpHeaders } from "node:http";
-import type { EchoForm, RateLimitHeaderForm } from "../types";
+import type { EchoForm, Fault, RateLimitHeaderForm } from "../types";
 
 /** The wait headers of a 429 asking for `seconds`, at clock time `nowMs`. */
 export function rateLimitWaitHeaders(
@@ -70,3 +71,12 @@ export function longEchoMessage(value: string): string {
   const copies = Array.from({ length: 8 }, (_, index) => `${" ".repeat(index + 1)}credentials=${value}`);
   return `${filler}${copies.join(";")}`;
 }
+
+/** Bodies of the malformed-answer faults: one that does not parse, one that parses but does not fit. */
+export const MALFORMED_BODIES: Record<NonNullable<Fault["malformed"]>, (requestId: string) => string> = {
+  "not-json": () => '{"status":200,"result":',
+  "wrong-shape": (requestId) => JSON.stringify({ requestId, result: { id: 7, state: 42 } }),
+  deep: (requestId) =>
+    `{"status":200,"requestId":"${requestId}","result":{"state":"running","extra":` +
+    `${"[".repeat(50_000)}"a\\u0041\\/"${"]".repeat(50_000)}}}`,
+};

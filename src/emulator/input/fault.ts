@@ -146,16 +146,8 @@ function readShapingFields(input: Record<string, unknown>, fault: Fault, issues:
   }
 }
 
-/** Validates a fault; throws EmulatorInputError listing every problem. */
-export function parseFault(value: unknown): Fault {
-  const issues = new IssueList();
-  if (!isPlainObject(value)) {
-    issues.add("fault", `must be an object, got ${formatValue(value)}`);
-    issues.throwIfAny();
-  }
-  const input = value as Record<string, unknown>;
-  reportUnknownKeys(input, FAULT_KEYS, "fault", issues);
-  const fault: Fault = {};
+/** Which requests the fault applies to: a route and a method. */
+function readTargetFields(input: Record<string, unknown>, fault: Fault, issues: IssueList): void {
   if (input.route !== undefined) {
     if (typeof input.route === "string" && FAULT_ROUTES.has(input.route))
       fault.route = input.route as FaultRoute;
@@ -170,6 +162,10 @@ export function parseFault(value: unknown): Fault {
       fault.method = input.method.toUpperCase();
     else issues.add("fault.method", `must be an HTTP method, got ${formatValue(input.method)}`);
   }
+}
+
+/** What the fault does to a request it takes: an error status, headers, a delay, a drop, a broken body. */
+function readOutcomeFields(input: Record<string, unknown>, fault: Fault, issues: IssueList): void {
   if (input.status !== undefined) {
     const status = input.status;
     if (typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599)
@@ -197,6 +193,10 @@ export function parseFault(value: unknown): Fault {
     if (typeof input.ignoreCommand === "boolean") fault.ignoreCommand = input.ignoreCommand;
     else issues.add("fault.ignoreCommand", `must be a boolean, got ${formatValue(input.ignoreCommand)}`);
   }
+}
+
+/** How often the fault fires: a number of times, and a chance each time. */
+function readFiringFields(input: Record<string, unknown>, fault: Fault, issues: IssueList): void {
   if (input.times !== undefined) fault.times = readTimes(input.times, issues);
   if (input.probability !== undefined) {
     const probability = input.probability;
@@ -204,7 +204,22 @@ export function parseFault(value: unknown): Fault {
       fault.probability = probability;
     else issues.add("fault.probability", `must be a number from 0 to 1, got ${formatValue(probability)}`);
   }
+}
 
+/** Validates a fault; throws EmulatorInputError listing every problem. */
+export function parseFault(value: unknown): Fault {
+  const issues = new IssueList();
+  if (!isPlainObject(value)) {
+    issues.add("fault", `must be an object, got ${formatValue(value)}`);
+    issues.throwIfAny();
+  }
+  const input = value as Record<string, unknown>;
+  reportUnknownKeys(input, FAULT_KEYS, "fault", issues);
+  const fault: Fault = {};
+  // Problems are listed in the order these read them.
+  readTargetFields(input, fault, issues);
+  readOutcomeFields(input, fault, issues);
+  readFiringFields(input, fault, issues);
   readShapingFields(input, fault, issues);
   checkFaultCombinations(input, fault, issues);
   issues.throwIfAny();
