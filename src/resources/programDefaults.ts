@@ -82,7 +82,7 @@ interface OutputKinds {
 /** A resource's outputs from its spec: the inputs after defaults, and the outputs read. */
 export type OutputsOf<S> =
   S extends ResourceSpec<infer F, infer O>
-    ? { readonly [K in keyof InputsOf<F>]-?: pulumi.Output<NonNullable<InputsOf<F>[K]>> } & {
+    ? { readonly [K in keyof InputsOf<F>]-?: pulumi.Output<InputsOf<F>[K]> } & {
         readonly [K in keyof O]: pulumi.Output<OutputKinds[O[K][0] & keyof OutputKinds]>;
       }
     : never;

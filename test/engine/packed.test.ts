@@ -250,6 +250,7 @@ const run = new ServiceRunState("analytics", args, { customTimeouts: { create: "
 const observed: pulumi.Output<string> = run.observedState;
 const desired: pulumi.Output<"running" | "stopped"> = run.state;
 const timeout: pulumi.Output<number> = run.timeoutSeconds;
+const deleteTimeout: pulumi.Output<number | undefined> = run.deleteTimeoutSeconds;
 const waits: pulumi.Output<boolean> = run.waitForState;
 const endpoints: pulumi.Output<EndpointOutput[]> = run.endpoints;
 const firstPort: pulumi.Output<number | undefined> = run.endpoints.apply((list) => list[0]?.port);
@@ -270,9 +271,11 @@ new ServiceRunState("bad-state", { serviceId, state: "paused" });
 new ReversePrivateEndpointDeletion("no-service", { reversePrivateEndpointId: "rpe-1" });
 // @ts-expect-error observedState is a string output, not a number output
 const wrong: pulumi.Output<number> = run.observedState;
+// @ts-expect-error deleteTimeoutSeconds has no default: it may be unset
+const alwaysSet: pulumi.Output<number> = run.deleteTimeoutSeconds;
 
 type Read = typeof serviceRunStateRead;
-export const outputs = { observed, desired, timeout, waits, endpoints, firstPort, user, endpointId, organization, resourceId, wrong };
+export const outputs = { observed, desired, timeout, deleteTimeout, alwaysSet, waits, endpoints, firstPort, user, endpointId, organization, resourceId, wrong };
 export type { Read };
 `;
   rmSync(dir, { recursive: true, force: true });
