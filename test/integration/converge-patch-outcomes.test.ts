@@ -74,6 +74,20 @@ describe("converge: what each answer to the PATCH leads to", function () {
     );
   });
 
+  it("refusals after attempts that may have applied, the bound spent, nothing moved: a timeout, not a fight", async () => {
+    const serviceId = stopped();
+    for (let i = 0; i < 3; i++) {
+      bench.emulator.injectFault({ route: "changeState", status: 503 });
+      bench.emulator.injectFault({ route: "changeState", status: 409 });
+    }
+    const error = await convergeError(bench.run(serviceId, { timeoutMs: 60_000 }).converging);
+    assert.deepEqual(bench.statuses("PATCH"), [503, 409, 503, 409, 503], "sent until the bound was spent");
+    assert.equal(bench.emulator.service(serviceId)?.state, "stopped", "none of them applied");
+    assert.equal(error.kind, "timeout", error.message);
+    assert.equal(error.commandAccepted, true, "each 503's attempt may have applied the start");
+    assert.doesNotMatch(error.message, /went back|something else/);
+  });
+
   it("a PATCH cancelled while the server holds it open: a cancel, not an answer lost", async () => {
     const serviceId = stopped();
     bench.emulator.injectFault({ route: "changeState", stall: "after" });
