@@ -60,6 +60,24 @@ export function learnFromThrottle(state: LedgerState, limit: RateLimit, now: num
   state.throttle = { at: now, share, recover: Math.max(share, recover) };
 }
 
+/**
+ * How many of a budget's requests go at once when a 429's pause ends at `resetAt`: all it has to
+ * send then (`pending`: those waiting and those the 429s refused, which ask again), when they fit
+ * in its share of the fresh window; otherwise none, and the pacing starts at the reset. Pacing a
+ * batch the window holds would only stretch its end by up to a window. When more waits, the burst
+ * ends nothing sooner (the pacing resumes after it as if the share had been paced from the reset),
+ * and processes bursting into every window they share fill it early: each one still sending in
+ * the rest of that window meets a 429.
+ */
+export function burstAtReset(
+  limit: RateLimit,
+  throttle: LedgerState["throttle"],
+  resetAt: number,
+  pending: number,
+) {
+  return pending <= Math.floor(ratePerWindow(limit, throttle, resetAt)) ? pending : 0;
+}
+
 /** Forgets a throttle once the rate is back at the full limit. */
 export function settleThrottle(state: LedgerState, limit: RateLimit, now: number): void {
   if (state.throttle && ratePerWindow(limit, state.throttle, now) >= limit.requests)
