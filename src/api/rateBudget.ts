@@ -42,7 +42,7 @@ export class RateBudget {
   private wakeAt = Infinity;
   /** Requests of this budget waiting for a slot, and those refused by 429s of the pause in force. */
   private waiting = 0;
-  private refused = { until: 0, count: 0 };
+  private refused = { until: 0, count: 0, first: false };
   /** The grants that go at once at the end of the pause `after`, before the pacing (polls excepted). */
   private burst = { after: -Infinity, count: 0 };
   private readonly access: LedgerAccess;
@@ -92,14 +92,18 @@ export class RateBudget {
     this.access.later((state) => {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
       state.pauses++;
+      // The first 429 of an episode is one that finds no lowered rate in force, or one more of the
+      // pause such a 429 began.
+      const samePause = this.refused.until > now;
+      settleThrottle(state, this.limit, now);
+      const first = samePause ? this.refused.first : !state.throttle;
       learnFromThrottle(state, this.limit, now, timeMs);
-      const refused = (this.refused.until > now ? this.refused.count : 0) + 1;
-      this.refused = { until: state.blockedUntil, count: refused };
-      const pending = this.waiting + refused;
-      this.burst = {
-        after: state.blockedUntil,
-        count: burstAtReset(this.limit, state.throttle, state.blockedUntil, pending),
-      };
+      const count = (samePause ? this.refused.count : 0) + 1;
+      this.refused = { until: state.blockedUntil, count, first };
+      const burst = first
+        ? burstAtReset(this.limit, state.throttle, state.blockedUntil, this.waiting + count)
+        : 0;
+      this.burst = { after: state.blockedUntil, count: burst };
       // Waiters re-queue from the server's reset (its window is fresh then), paced at the new
       // rate: reservations made at the old rate are dropped, so they cannot all go out together
       // when the pause ends. Those granted while the ledger was locked were sent: they stay.

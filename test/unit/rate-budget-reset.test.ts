@@ -3,9 +3,10 @@ import { ADAPTIVE_RATE, RateBudget } from "../../src/api/rateBudget";
 import { steppedClock } from "../helpers/steppedClock";
 
 /*
- * Where the grants go when a 429's pause ends (stepped clock): when all a budget has waiting fits
- * in its share of the fresh window, its commands and reads go at the reset; when more waits, and
- * for polls, the pacing at the lowered rate starts at the reset.
+ * Where the grants go when a 429's pause ends (stepped clock): after the first 429 of an episode,
+ * when all a budget has waiting fits in its share of the fresh window, its commands and reads go at
+ * the reset; when more waits, after a 429 while a lowered rate is in force, and for polls, the
+ * pacing at the lowered rate starts at the reset.
  */
 
 const limit = { requests: 10, windowMs: 1_000 };
@@ -61,6 +62,28 @@ describe("rate budget: after a 429's pause (stepped clock)", () => {
     assert.equal(times[0], 1_000, "the first at the reset");
     close(times[1], 1_000 + limit.windowMs / rateThen, "the next a spacing at the new rate later");
     close(times[2], times[1] + limit.windowMs / budget.rate(times[1]), "and the last another spacing later");
+  });
+
+  it("after a 429 while its lowered rate is in force, the pacing starts at the reset, even when all waiting fits", async () => {
+    const { budget, stepped, timed, refused } = await throttled(0);
+    await stepped.runUntil(() => refused.at !== undefined);
+    void stepped.clock.sleep(7_300 - stepped.now());
+    await stepped.runUntil(() => stepped.now() >= 7_300); // seven windows climbing, still below the limit
+    assert.ok(budget.rate() < limit.requests);
+    for (let i = 0; i < 6; i++) {
+      const one = timed(budget.take());
+      await stepped.runUntil(() => one.at !== undefined);
+    }
+    const queued = timed(budget.take());
+    const reset = stepped.now() + 200; // the key's window, which holds those 6, is full until then
+    budget.blockUntil(reset);
+    const again = timed(budget.take());
+    const share = budget.rate(reset);
+    assert.ok(share >= 2, `${share}: both would fit in its share`);
+    await stepped.runUntil(() => queued.at !== undefined && again.at !== undefined);
+    const times = [queued.at!, again.at!].sort((a, b) => a - b);
+    assert.equal(times[0], reset, "the first at the reset");
+    close(times[1], reset + limit.windowMs / share, "the next a spacing at the new rate later");
   });
 
   it("polls go a spacing apart after the reset, even when they fit in the share", async () => {
