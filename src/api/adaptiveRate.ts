@@ -60,6 +60,27 @@ export function learnFromThrottle(state: LedgerState, limit: RateLimit, now: num
   state.throttle = { at: now, share, recover: Math.max(share, recover) };
 }
 
+/**
+ * How many of a budget's requests go at once when the pause of the first 429 of an episode ends at
+ * `resetAt`: all it has to send then (`pending`: those waiting and those the 429s refused, which
+ * ask again), when they fit in its share of the fresh window; otherwise none, and the pacing starts
+ * at the reset. Every process on the key was sending at the full pace, so all met that full window
+ * and pause to its reset, and their shares of the fresh one add up to at most `cut` of it: a batch
+ * that fits ends there, where pacing would stretch its end by up to a window. A longer queue ends
+ * no sooner for a burst (the pacing resumes after it as if the share had been paced from the
+ * reset). After a 429 while lowered rates are in force, the processes' rates add up to about the
+ * limit again: a burst there fills the window early, and more of the requests sent in the rest of
+ * it meet a 429.
+ */
+export function burstAtReset(
+  limit: RateLimit,
+  throttle: LedgerState["throttle"],
+  resetAt: number,
+  pending: number,
+) {
+  return pending <= Math.floor(ratePerWindow(limit, throttle, resetAt)) ? pending : 0;
+}
+
 /** Forgets a throttle once the rate is back at the full limit. */
 export function settleThrottle(state: LedgerState, limit: RateLimit, now: number): void {
   if (state.throttle && ratePerWindow(limit, state.throttle, now) >= limit.requests)

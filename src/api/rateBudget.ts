@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sleepUnlessAborted, untilAborted } from "./abort";
-import { learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
+import { burstAtReset, learnFromThrottle, ratePerWindow, settleThrottle } from "./adaptiveRate";
 import type { Clock } from "./clock";
 import {
   BudgetDeadlineError,
@@ -43,6 +43,11 @@ interface PollWaiter {
 export class RateBudget {
   private polls: PollWaiter[] = [];
   private wakeAt = Infinity;
+  /** Requests of this budget waiting for a slot, and those refused by 429s of the pause in force. */
+  private waiting = 0;
+  private refused = { until: 0, count: 0, first: false };
+  /** The grants that go at once at the end of the pause `after`, before the pacing (polls excepted). */
+  private burst = { after: -Infinity, count: 0 };
   private readonly access: LedgerAccess;
   /** Names this budget's bid in a shared state; `step` is one slot at the full limit. */
   private readonly id = randomUUID();
@@ -65,9 +70,10 @@ export class RateBudget {
    */
   async take(deadline?: number, poll?: PollHint, signal?: AbortSignal): Promise<Grant> {
     const started = this.clock.now();
-    const at = poll
-      ? await this.acquirePoll(deadline, poll, signal)
-      : await this.acquireSlot(deadline, signal);
+    this.waiting++;
+    const at = await (
+      poll ? this.acquirePoll(deadline, poll, signal) : this.acquireSlot(deadline, signal)
+    ).finally(() => this.waiting--);
     return {
       waitedMs: at - started,
       answered: () => {
@@ -84,7 +90,18 @@ export class RateBudget {
     this.access.later((state) => {
       state.blockedUntil = Math.max(state.blockedUntil, timeMs);
       state.pauses++;
+      // The first 429 of an episode is one that finds no lowered rate in force, or one more of the
+      // pause such a 429 began.
+      const samePause = this.refused.until > now;
+      settleThrottle(state, this.limit, now);
+      const first = samePause ? this.refused.first : !state.throttle;
       learnFromThrottle(state, this.limit, now, timeMs);
+      const count = (samePause ? this.refused.count : 0) + 1;
+      this.refused = { until: state.blockedUntil, count, first };
+      const burst = first
+        ? burstAtReset(this.limit, state.throttle, state.blockedUntil, this.waiting + count)
+        : 0;
+      this.burst = { after: state.blockedUntil, count: burst };
       // Waiters re-queue from the server's reset (its window is fresh then), paced at the new
       // rate: reservations made at the old rate are dropped, so they cannot all go out together
       // when the pause ends. Those granted while the ledger was locked were sent: they stay.
@@ -156,12 +173,20 @@ export class RateBudget {
     return Math.max(at, this.windowFreeAt(earlier));
   }
 
-  private slotAt(state: LedgerState, now: number): number {
+  private slotAt(state: LedgerState, now: number, poll = false): number {
     // Grants are kept in time order, so this drops exactly those no future window counts.
     state.grants = state.grants.filter((grant) => grant > now - this.limit.windowMs - this.marginMs);
     settleThrottle(state, this.limit, now);
     const at = Math.max(now, state.blockedUntil, state.grants[state.grants.length - 1] ?? -Infinity);
-    return Math.max(at, state.paceAt, this.windowFreeAt(state.grants));
+    const burst = !poll && this.inBurst(state, at);
+    return Math.max(at, burst ? -Infinity : state.paceAt, this.windowFreeAt(state.grants));
+  }
+
+  /** Whether a grant at `at` is among those that go at once at the end of the last pause. */
+  private inBurst(state: LedgerState, at: number): boolean {
+    const { after, count } = this.burst;
+    if (after !== state.blockedUntil || at >= after + this.limit.windowMs) return false;
+    return state.grants.filter((grant) => grant >= after).length < count;
   }
 
   /** When the oldest of the last `requests` of these (ascending) grants leaves the window. */
@@ -230,7 +255,7 @@ export class RateBudget {
       const bid = { id: this.id, key: pollKey(this.polls[first].hint, now), at: now };
       const busyUntil = this.access.peek((state) => {
         state.bids = state.bids.filter((b) => b.id !== this.id && b.at > now - 2 * this.step);
-        const slot = this.slotAt(state, now);
+        const slot = this.slotAt(state, now, true);
         const behind = state.bids.some((b) => b.key < bid.key);
         if (slot <= now && !behind) {
           this.reserve(state, now, true);
