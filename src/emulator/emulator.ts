@@ -29,9 +29,8 @@ import type {
 
 /** Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, ephemeral port). */
 export async function startEmulator(options?: EmulatorOptions): Promise<Emulator> {
-  const resolved = resolveOptions(options);
-  const emulator = new RunningEmulator(resolved);
-  await emulator.listen(resolved);
+  const emulator = new RunningEmulator(resolveOptions(options));
+  await emulator.listen();
   return emulator;
 }
 
@@ -68,7 +67,8 @@ class RunningEmulator implements ControlTarget {
     for (const seed of resolved.services) this.store.add(seed);
   }
 
-  async listen({ host, port, now }: ResolvedOptions): Promise<void> {
+  async listen(): Promise<void> {
+    const { host, port, now } = this.resolved;
     const { store, rateLimiter, faults, log } = this;
     const apiContext = {
       keys: this.resolved,
