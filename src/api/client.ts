@@ -8,14 +8,7 @@ import {
   quoted,
   ResponseValidationError,
 } from "./errors";
-import {
-  checkApiUrl,
-  checkedRequestUrl,
-  endpointSegment,
-  limitProblems,
-  UNKNOWN_VALUE,
-  uuidSegment,
-} from "./guards";
+import { checkApiUrl, checkedRequestUrl, limitProblems, pathOf } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
@@ -252,22 +245,6 @@ export class ApiClient {
     const message = `${what} (${method} ${path}): ${detail}`;
     this.fail(call, call.lastError ?? new ErrorClass({ status: undefined, message, method, path }));
   }
-}
-
-/**
- * `template` with each `{name}` replaced by `ids[name]`: refused unless it is a uuid (the endpoint's
- * id its own rule), or when it is the placeholder of a value not known yet: then nothing is sent.
- */
-function pathOf(template: string, ids: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (_slot, name: string) => {
-    if (ids[name] === UNKNOWN_VALUE)
-      throw new InvalidInputError(
-        `${name} is not known yet (${UNKNOWN_VALUE} is the placeholder of a value computed later)`,
-      );
-    return name === "reversePrivateEndpointId"
-      ? endpointSegment(name, ids[name])
-      : uuidSegment(name, ids[name]);
-  });
 }
 
 interface Call<T> extends Operation<T> {
