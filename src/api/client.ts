@@ -8,14 +8,7 @@ import {
   quoted,
   ResponseValidationError,
 } from "./errors";
-import {
-  checkApiUrl,
-  checkedRequestUrl,
-  endpointSegment,
-  limitProblems,
-  UNKNOWN_VALUE,
-  uuidSegment,
-} from "./guards";
+import { checkApiUrl, checkedRequestUrl, limitProblems, pathOf } from "./guards";
 import { BudgetDeadlineError, type RateBudget } from "./rateBudget";
 import { DEFAULT_RATE_LIMIT } from "./rateLimit";
 import { basicAuthorization, secretForms } from "./redact";
@@ -139,18 +132,20 @@ export class ApiClient {
 
   /** Attempts and retries, each through the budget, all bounded by the caller's deadline. */
   private async send<T>(operation: Operation<T>, options: CallOptions) {
+    const { deadline, signal } = options;
+    const started = this.clock.now();
     // The spread comes last: V8 adds keys written after a spread one by one, on its slow path.
     const call: Call<T> = {
       options,
       url: checkedRequestUrl(this.apiUrl, operation.template, operation.path),
-      started: this.clock.now(),
+      started,
+      floorMs: retry.attemptFloorMs(this.connection.timeouts.totalMs, (deadline ?? Infinity) - started),
       possiblyApplied: false,
       lastError: undefined,
       lastAnswer: undefined,
       counts: { rateLimited: 0, other: 0 },
       ...operation,
     };
-    const { signal } = options;
     for (;;) {
       if (signal?.aborted) this.cancelled(call, signal);
       const result = await this.attempt(call);
@@ -168,16 +163,19 @@ export class ApiClient {
     const { applyBudget, deadline, poll, signal } = call.options;
     if (applyBudget && applyBudget.used >= applyBudget.max)
       this.stop(call, ApiError, "Not sent", `${applyBudget.max} commands already sent in this converge`);
-    // No budget, no slot; a slot past the deadline fails the call.
-    const slot = await this.budget?.take(deadline, poll, signal).catch((error: unknown) => {
-      if (error instanceof BudgetDeadlineError) this.stop(call, ApiTimeoutError, "Timed out", error.message);
+    // Checked before a budget slot is taken, and the budget grants none later than the floor
+    // before the deadline: an attempt not made costs nothing. No budget, no slot.
+    this.endIfTooLate(call, (deadline ?? Infinity) - this.clock.now());
+    const sendBy = deadline === undefined ? undefined : deadline - call.floorMs;
+    const slot = await this.budget?.take(sendBy, poll, signal).catch((error: unknown) => {
+      if (error instanceof BudgetDeadlineError) this.budgetTooLate(call, deadline!, error.nextSlotAt);
       if (signal?.aborted) this.cancelled(call, signal);
       throw error;
     });
     this.stats.budgetWaitMs += slot?.waitedMs ?? 0;
-    const remainingMs = deadline === undefined ? Infinity : deadline - this.clock.now();
-    if (remainingMs <= 0)
-      this.stop(call, ApiTimeoutError, "Timed out", "the deadline passed before the request was sent");
+    const remainingMs = (deadline ?? Infinity) - this.clock.now();
+    // A slot granted is spent: its attempt goes unless the deadline passed while it was handed over.
+    this.endIfTooLate(call, remainingMs, 0);
     this.stats.attempts++;
     const totalTimeoutMs = Math.min(this.connection.timeouts.totalMs, remainingMs);
     const result = await sendAttempt({ ...this.connection, totalTimeoutMs, signal, ...call });
@@ -246,6 +244,25 @@ export class ApiClient {
     this.fail(call, cancelledError(call.method, call.path, signal));
   }
 
+  /** Ends a call whose budget slot leaves less than its floor before the deadline, or comes past it. */
+  private budgetTooLate(call: Call<unknown>, deadline: number, nextSlotAt: number): never {
+    if (nextSlotAt <= deadline)
+      this.endIfTooLate(call, deadline - nextSlotAt, call.floorMs, " at the rate budget's next slot");
+    // Worded against the call's deadline, not the earlier one the budget was given.
+    this.stop(call, ApiTimeoutError, "Timed out", new BudgetDeadlineError(nextSlotAt, deadline).message);
+  }
+
+  /** Ends the call as a timeout, unsent, if `leftMs` is under `floorMs`, naming a last attempt with no answer. */
+  private endIfTooLate(call: Call<unknown>, leftMs: number, floorMs = call.floorMs, when = ""): void {
+    const why = retry.tooLittleTime(leftMs, floorMs, when);
+    if (why === undefined) return;
+    const { method, path, lastError, lastAnswer } = call;
+    // A last answer the server gave is named by `fail`.
+    const last = lastError && lastError !== lastAnswer ? `; the last attempt: ${lastError.message}` : "";
+    const message = `Timed out (${method} ${path}): ${why}${last}`;
+    this.fail(call, new ApiTimeoutError({ status: undefined, message, method, path }));
+  }
+
   /** Ends a call before an attempt: with its last attempt's error, or a new `ErrorClass` saying `what`. */
   private stop(call: Call<unknown>, ErrorClass: typeof ApiError, what: string, detail: string): never {
     const { method, path } = call;
@@ -254,26 +271,12 @@ export class ApiClient {
   }
 }
 
-/**
- * `template` with each `{name}` replaced by `ids[name]`: refused unless it is a uuid (the endpoint's
- * id its own rule), or when it is the placeholder of a value not known yet: then nothing is sent.
- */
-function pathOf(template: string, ids: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (_slot, name: string) => {
-    if (ids[name] === UNKNOWN_VALUE)
-      throw new InvalidInputError(
-        `${name} is not known yet (${UNKNOWN_VALUE} is the placeholder of a value computed later)`,
-      );
-    return name === "reversePrivateEndpointId"
-      ? endpointSegment(name, ids[name])
-      : uuidSegment(name, ids[name]);
-  });
-}
-
 interface Call<T> extends Operation<T> {
   options: CallOptions;
   url: string;
   started: number;
+  /** No attempt starts with less time than this left before the deadline (`attemptFloorMs`). */
+  floorMs: number;
   /** Some attempt got no definite answer: the server may have applied the request. */
   possiblyApplied: boolean;
   lastError: ApiError | ResponseValidationError | undefined;

@@ -47,6 +47,22 @@ function segment(name: string, value: unknown, valid: (value: unknown) => value 
   return value;
 }
 
+/**
+ * `template` with each `{name}` replaced by `ids[name]`: refused unless it is a uuid (the endpoint's
+ * id its own rule), or when it is the placeholder of a value not known yet: then nothing is sent.
+ */
+export function pathOf(template: string, ids: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_slot, name: string) => {
+    if (ids[name] === UNKNOWN_VALUE)
+      throw new InvalidInputError(
+        `${name} is not known yet (${UNKNOWN_VALUE} is the placeholder of a value computed later)`,
+      );
+    return name === "reversePrivateEndpointId"
+      ? endpointSegment(name, ids[name])
+      : uuidSegment(name, ids[name]);
+  });
+}
+
 /** A `{name}` segment of an operation's template. */
 const PLACEHOLDER = /^\{[A-Za-z]+\}$/;
 

@@ -53,7 +53,10 @@ export interface ApplyBudget {
 
 /** Per-call options of the three operations. */
 export interface RequestOptions {
-  /** Clock time that bounds the whole call, budget waits and retries included (else `ApiTimeoutError`). */
+  /**
+   * Clock time that bounds the whole call, budget waits and retries included (else `ApiTimeoutError`).
+   * An attempt starts only while a tenth of the first attempt's time (at most 250 ms) is left before it.
+   */
   deadline?: number;
   /** Ends the call at once, in flight or waiting (`ApiCancelledError`, the signal's reason as its cause). */
   signal?: AbortSignal;

@@ -27,6 +27,27 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 /** No retry delay is shorter than this, whatever the scaling: no setting makes a tight loop. */
 export const MIN_RETRY_DELAY_MS = 10;
 
+/** The largest floor: about one slow round trip of the real API (100 to 300 ms). */
+export const MAX_ATTEMPT_FLOOR_MS = 250;
+
+/**
+ * The least time before the deadline with which an attempt still starts: a tenth of what the call's
+ * first attempt has (its total limit, or the time to the deadline if shorter), at most
+ * `MAX_ATTEMPT_FLOOR_MS`. With less, the answer can hardly arrive in time, yet the request counts
+ * against the key's allowance like any other. Deadlines scaled down for tests scale it down too.
+ */
+export function attemptFloorMs(attemptLimitMs: number, untilDeadlineMs: number): number {
+  return Math.max(0, Math.min(MAX_ATTEMPT_FLOOR_MS, attemptLimitMs / 10, untilDeadlineMs / 10));
+}
+
+/** Why no attempt may start `leftMs` before the deadline, `floorMs` the call's floor; undefined if one may. */
+export function tooLittleTime(leftMs: number, floorMs: number, when = ""): string | undefined {
+  if (leftMs <= 0) return "the deadline passed before the request was sent";
+  if (leftMs >= floorMs) return undefined;
+  const times = `${Math.floor(leftMs)} ms before the deadline; an attempt needs ${Math.ceil(floorMs)} ms`;
+  return `no attempt made, too little time left${when} (${times})`;
+}
+
 const RETRYABLE_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
 
 /** GET and DELETE are idempotent; PATCH .../state carries a target state, so repeating it is safe. */

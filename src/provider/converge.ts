@@ -271,6 +271,7 @@ class Convergence {
       kind,
       message,
       commandAccepted: this.inFlight !== undefined,
+      commandAnswered: this.commands.length > 0,
       service: this.service,
       lastCommand: this.recorded,
       warehouseId: kind === "timeout" ? this.warehouse?.warehouseId : undefined,

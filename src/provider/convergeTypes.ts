@@ -76,13 +76,15 @@ export interface InFlight {
 /** Converging failed or was cancelled; `commandAccepted`: the world changed, or may have, so the resource is recorded. */
 export class ConvergeError extends DbcloudError {
   readonly commandAccepted!: boolean;
+  /** The server answered a command of this converge with a 2xx: accepted, not only possibly applied. */
+  readonly commandAnswered!: boolean;
   readonly service!: Service | undefined;
   readonly kind!: "timeout" | "terminal" | "flapping" | "api" | "cancelled";
   readonly lastCommand: SentCommand | undefined;
   /** Set when it timed out waiting on this warehouse's other members: the service was seen, so it is recorded. */
   readonly warehouseId: string | undefined;
   constructor(
-    init: Pick<ConvergeError, "message" | "kind" | "commandAccepted" | "service"> &
+    init: Pick<ConvergeError, "message" | "kind" | "commandAccepted" | "commandAnswered" | "service"> &
       Partial<Pick<ConvergeError, "lastCommand" | "warehouseId" | "cause">>,
   ) {
     const { message, cause, ...fields } = init;

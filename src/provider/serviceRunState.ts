@@ -23,7 +23,10 @@ function convergeTo(target: ConvergeTarget, recorded: unknown) {
   return converge({ organizationId, serviceId, desired, timeoutMs, waitForState, lastCommand }, context);
 }
 
-/** Converges; a failure after an accepted command, or a warehouse wait's timeout, records the resource. */
+/**
+ * Converges; a failure after a command that was or may have been applied, or a warehouse wait's
+ * timeout, records the resource.
+ */
 async function convergeToOutputs(inputs: ServiceRunStateInputs, props: Props, recorded: unknown) {
   try {
     const result = await convergeTo(inputs, recorded);
@@ -31,7 +34,12 @@ async function convergeToOutputs(inputs: ServiceRunStateInputs, props: Props, re
   } catch (error) {
     if (!(error instanceof ConvergeError && (error.commandAccepted || error.warehouseId))) throw error;
     const observed = outputsOf(inputs, error.service ?? {}, error.lastCommand);
-    const why = error.commandAccepted ? "The command was accepted" : "Nothing was changed";
+    // Accepted only on a 2xx: a command whose answer was lost may or may not have been applied.
+    const why = error.commandAnswered
+      ? "The command was accepted"
+      : error.commandAccepted
+        ? "The command may have been applied"
+        : "Nothing was changed";
     throw new ResourceInitError(
       `${error.message} ${why}: the resource is recorded and the next \`pulumi up\` ` +
         `carries on from the service's state then.`,

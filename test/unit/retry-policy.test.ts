@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  attemptFloorMs,
   countAttempt,
   DEFAULT_RETRY_POLICY,
   MIN_RETRY_DELAY_MS,
@@ -7,6 +8,7 @@ import {
   isRetryableRequest,
   serverRequestedDelayMs,
   shouldRetry,
+  tooLittleTime,
   type AttemptOutcome,
 } from "../../src/api/retry";
 
@@ -197,5 +199,35 @@ describe("attempt counts", () => {
     while (last < policy.maxAttempts) last = countAttempt(counts, { kind: "timeout" });
     assert.equal(shouldRetry({ ...base, outcome: unavailable, attempt: last, nextDelayMs: 10 }), false);
     assert.equal(countAttempt(counts, tooMany), 8, "and the 429s keep their own count");
+  });
+});
+
+describe("the attempt floor", () => {
+  it("is a tenth of the first attempt's time, at most 250 ms, never negative", () => {
+    const table: [attemptLimitMs: number, untilDeadlineMs: number, floorMs: number][] = [
+      [60_000, 1_200_000, 250],
+      [60_000, 1_000, 100],
+      [600, 1_200_000, 60],
+      [60_000, Infinity, 250],
+      [60_000, 0, 0],
+      [60_000, -5, 0],
+    ];
+    for (const [attemptLimitMs, untilDeadlineMs, floorMs] of table)
+      assert.equal(
+        attemptFloorMs(attemptLimitMs, untilDeadlineMs),
+        floorMs,
+        `${attemptLimitMs}, ${untilDeadlineMs}`,
+      );
+  });
+
+  it("stops an attempt under the floor or past the deadline, saying which, and lets one at the floor go", () => {
+    assert.equal(tooLittleTime(100, 100), undefined);
+    assert.equal(tooLittleTime(Infinity, 250), undefined);
+    assert.equal(
+      tooLittleTime(99.5, 100),
+      "no attempt made, too little time left (99 ms before the deadline; an attempt needs 100 ms)",
+    );
+    assert.equal(tooLittleTime(0, 0), "the deadline passed before the request was sent");
+    assert.equal(tooLittleTime(-3, 100), "the deadline passed before the request was sent");
   });
 });
