@@ -18,7 +18,7 @@ export const ADAPTIVE_RATE = Object.freeze({
   /** Requests per window the rate climbs each window after a 429. */
   climb: 0.3,
   /** Windows after a 429 from which the climb speeds up. */
-  steadyWindows: 3,
+  steadyWindows: 6,
   /** The lowest rate, in requests per window: a process that got nothing still gets a request through now and then. */
   minRequests: 0.5,
 });

@@ -107,7 +107,7 @@ describe("rate budget: adapts to 429s (virtual clock)", () => {
     for (let i = 1; i <= ADAPTIVE_RATE.steadyWindows; i++) {
       assert.ok(Math.abs(rates[i] - rates[i - 1] - ADAPTIVE_RATE.climb) < 1e-9, `a fixed step, window ${i}`);
     }
-    const later = ADAPTIVE_RATE.steadyWindows + 2;
+    const later = 2 * ADAPTIVE_RATE.steadyWindows;
     assert.ok(
       rates[later + 1] - rates[later] > 2 * ADAPTIVE_RATE.climb,
       "faster once no 429 came for a while",
