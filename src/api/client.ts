@@ -256,19 +256,23 @@ export class ApiClient {
   private endIfTooLate(call: Call<unknown>, leftMs: number, floorMs = call.floorMs, when = ""): void {
     const why = retry.tooLittleTime(leftMs, floorMs, when);
     if (why === undefined) return;
-    const { method, path, lastError, lastAnswer } = call;
+    const { lastError, lastAnswer } = call;
     // A last answer the server gave is named by `fail`.
     const last = lastError && lastError !== lastAnswer ? `; the last attempt: ${lastError.message}` : "";
-    const message = `Timed out (${method} ${path}): ${why}${last}`;
-    this.fail(call, new ApiTimeoutError({ status: undefined, message, method, path }));
+    this.fail(call, unsentError(call, ApiTimeoutError, "Timed out", `${why}${last}`));
   }
 
   /** Ends a call before an attempt: with its last attempt's error, or a new `ErrorClass` saying `what`. */
   private stop(call: Call<unknown>, ErrorClass: typeof ApiError, what: string, detail: string): never {
-    const { method, path } = call;
-    const message = `${what} (${method} ${path}): ${detail}`;
-    this.fail(call, call.lastError ?? new ErrorClass({ status: undefined, message, method, path }));
+    this.fail(call, call.lastError ?? unsentError(call, ErrorClass, what, detail));
   }
+}
+
+/** The error of a call ended before an attempt: "`what` (METHOD path): `detail`", with no status. */
+function unsentError(call: Call<unknown>, ErrorClass: typeof ApiError, what: string, detail: string) {
+  const { method, path } = call;
+  const message = `${what} (${method} ${path}): ${detail}`;
+  return new ErrorClass({ status: undefined, message, method, path });
 }
 
 interface Call<T> extends Operation<T> {
