@@ -252,27 +252,21 @@ export class ApiClient {
     this.stop(call, ApiTimeoutError, "Timed out", new BudgetDeadlineError(nextSlotAt, deadline).message);
   }
 
-  /** Ends the call as a timeout, unsent, if `leftMs` is under `floorMs`, naming a last attempt with no answer. */
+  /**
+   * Ends the call, unsent, if `leftMs` is under `floorMs`, as a spent deadline ends it: callers (the
+   * converger) tell a call cut short after a 429 or a 503 from one that only ran out of time.
+   */
   private endIfTooLate(call: Call<unknown>, leftMs: number, floorMs = call.floorMs, when = ""): void {
     const why = retry.tooLittleTime(leftMs, floorMs, when);
-    if (why === undefined) return;
-    const { lastError, lastAnswer } = call;
-    // A last answer the server gave is named by `fail`.
-    const last = lastError && lastError !== lastAnswer ? `; the last attempt: ${lastError.message}` : "";
-    this.fail(call, unsentError(call, ApiTimeoutError, "Timed out", `${why}${last}`));
+    if (why !== undefined) this.stop(call, ApiTimeoutError, "Timed out", why);
   }
 
   /** Ends a call before an attempt: with its last attempt's error, or a new `ErrorClass` saying `what`. */
   private stop(call: Call<unknown>, ErrorClass: typeof ApiError, what: string, detail: string): never {
-    this.fail(call, call.lastError ?? unsentError(call, ErrorClass, what, detail));
+    const { method, path } = call;
+    const message = `${what} (${method} ${path}): ${detail}`;
+    this.fail(call, call.lastError ?? new ErrorClass({ status: undefined, message, method, path }));
   }
-}
-
-/** The error of a call ended before an attempt: "`what` (METHOD path): `detail`", with no status. */
-function unsentError(call: Call<unknown>, ErrorClass: typeof ApiError, what: string, detail: string) {
-  const { method, path } = call;
-  const message = `${what} (${method} ${path}): ${detail}`;
-  return new ErrorClass({ status: undefined, message, method, path });
 }
 
 interface Call<T> extends Operation<T> {
